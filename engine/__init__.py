@@ -1,0 +1,26 @@
+"""The Gallerist rules engine: the public API (re-exports only)."""
+from engine.errors import GalleristError, IllegalActionError, InvalidStateError
+from engine.state import (
+    ACTION_BASES,
+    CHANCE,
+    MAX_GAME_LENGTH,
+    NUM_DISTINCT_ACTIONS,
+    TERMINAL,
+    GameState,
+    new_game,
+    random_playouts,
+)
+
+__all__ = [
+    "ACTION_BASES",
+    "CHANCE",
+    "MAX_GAME_LENGTH",
+    "NUM_DISTINCT_ACTIONS",
+    "TERMINAL",
+    "GalleristError",
+    "GameState",
+    "IllegalActionError",
+    "InvalidStateError",
+    "new_game",
+    "random_playouts",
+]

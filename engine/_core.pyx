@@ -1,0 +1,1850 @@
+# cython: language_level=3
+"""The rules of The Gallerist as plain C functions on StateC.
+
+Every rule cites RULES.md (R-...) or rules-notes.md (RN §...). A turn is a stack of
+tasks (see TaskKind in _core.pxd): the top task is the current decision point, a chance
+event, or an automatic step that runs at once. A decision or chance with exactly one
+option is resolved automatically, so callers only ever see real choices.
+
+Nothing here allocates or touches Python objects; the callers (state.pyx, ai/_mcts.pyx)
+only pass actions that were listed by state_legal_actions / state_chance_outcomes.
+"""
+from libc.string cimport memset, memcpy
+from libc.stdint cimport int8_t, int16_t, uint8_t, uint32_t, uint64_t
+
+cdef extern from "data.h" nogil:
+    const int16_t START_MONEY
+    const int8_t START_INFLUENCE, START_DESKS, START_QUEUE, NUM_DESKS
+    const int8_t VISITORS_TOTAL[5][3]
+    const int8_t TICKETS_PER_COLOUR[5]
+    const int8_t EASELS[5]
+    const int8_t ARTIST_FAME0[4][2][2]
+    const int8_t ARTIST_PROMO0[4][2][2]
+    const int8_t ARTIST_TEMPLATE[4][2][2]
+    const int8_t STAR_THRESHOLDS[2][6]
+    const int8_t STAR_VALUE[7]
+    const int8_t FAME_MAX, CELEBRITY_MONEY
+    enum: BONUS_MONEY, BONUS_INFLUENCE, BONUS_FAME, BONUS_TWO_TICKETS, BONUS_VISITOR
+    const int8_t ARTIST_BONUS_COUNT[5]
+    enum: TKP_VIP, TKP_INV, TKP_ANY, TKP_VIP_PLUS, TKP_INV_PLUS, TKP_TWO
+    const int8_t WORK_FAME[8]
+    const int8_t WORK_TICKETS[8]
+    const int8_t WORK_VISITORS[8]
+    enum: CK_SIGN, CK_ASSISTANT, CK_BAG_VISITOR, CK_PLAZA_VIP_INV, CK_BONUS
+    const int8_t CONTRACT_BONUS_IS_MONEY[4]
+    const int8_t CONTRACT_SLOT_TICKET[3]
+    enum: RT_PER_3_INFLUENCE, RT_COLLECTOR, RT_VIP, RT_INVESTOR, RT_VISITOR, RT_SET
+    enum: RT_REP_TILE, RT_AUCTION_ASSISTANT, RT_ASSISTANT_IN_PLAY, RT_PROMO4_ARTIST
+    enum: RT_ACQUIRED, RT_SOLD, RT_EXHIBITED, RT_ART_FORMS, RT_PHOTO, RT_PAINTING
+    enum: RT_DIGITAL, RT_SCULPTURE, RT_FAME15_ARTIST, RT_MASTERPIECE
+    const int8_t REP_TILE_MONEY[20]
+    const int8_t REP_TILE_INFL[20]
+    enum: RS_INFLUENCE, RS_MONEY, RS_FAME, RS_VISITOR, RS_TWO_TICKETS, RS_ASSISTANT
+    enum: PB_ANY_TICKET, PB_INFLUENCE, PB_TWO_TICKETS, PB_MONEY, PB_VISITOR
+    const int8_t PROMO_TOKENS
+    const int8_t PROMO_BONUS[6]
+    enum: HB_NONE, HB_INV_TICKET, HB_VIP_TICKET, HB_INFLUENCE, HB_ANY_TICKET, HB_MONEY
+    const int8_t HIRE_COST[8]
+    const int8_t HIRE_BONUS[8]
+    const int8_t MARKET_ROW_FORM[4]
+    const int8_t MARKET_COLUMN_INFLUENCE[3]
+    const int8_t AUCTION_COST[3]
+    enum: AB_ANY_TICKET, AB_ASSISTANT, AB_TWO_TICKETS, AB_INFLUENCE, AB_MONEY, AB_VISITOR
+    const int8_t AUCTION_BONUS[3][3]
+    const int8_t MAJORITY[3][3]
+    enum: NUM_MONEY_ICONS
+    const int8_t MONEY_ICONS[20]
+    const int8_t MONEY_ICON_VALUE[20]
+    const int8_t INFLUENCE_MAX
+    const int8_t CURATOR_GOALS[4][2][4]
+    const int8_t CURATOR_PAY[2]
+    const int8_t DEALER_GOALS[4][3][4]
+    const int8_t DEALER_PAY[3]
+
+# pair index -> colours (A_TICKET_PAIR)
+cdef int PAIR_A[3]
+cdef int PAIR_B[3]
+PAIR_A[:] = [VIP, VIP, INVESTOR]
+PAIR_B[:] = [INVESTOR, COLLECTOR, COLLECTOR]
+
+# ---------------------------------------------------------------- small helpers
+
+cdef inline int _min(int a, int b) noexcept nogil:
+    return a if a < b else b
+
+cdef inline int _max(int a, int b) noexcept nogil:
+    return a if a > b else b
+
+cdef inline int popcount32(uint32_t x) noexcept nogil:
+    cdef int n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+cdef inline int money_steps(int infl) noexcept nogil:
+    """Money icons strictly below `infl`: the most $ influence can pay (C§2)."""
+    cdef int i, n = 0
+    for i in range(NUM_MONEY_ICONS):
+        if MONEY_ICONS[i] < infl:
+            n += 1
+    return n
+
+cdef inline int infl_after_money(int infl, int k) noexcept nogil:
+    if k <= 0:
+        return infl
+    return MONEY_ICONS[money_steps(infl) - k]
+
+cdef inline int fame_steps(int infl) noexcept nogil:
+    """Fame icons (multiples of 5) strictly below `infl` (RN §7.3)."""
+    return (infl + 4) // 5
+
+cdef inline int infl_after_fame(int infl, int k) noexcept nogil:
+    if k <= 0:
+        return infl
+    return ((infl - 1) // 5) * 5 - 5 * (k - 1)
+
+cdef inline int influence_end_value(int infl) noexcept nogil:
+    """R-DATA-2: the money icon at or nearest below the marker."""
+    cdef int i, v = 0
+    for i in range(NUM_MONEY_ICONS):
+        if MONEY_ICONS[i] <= infl:
+            v = MONEY_ICON_VALUE[i]
+    return v
+
+cdef inline int artist_form(int a) noexcept nogil:
+    return a >> 1
+
+cdef inline int artist_colour(int a) noexcept nogil:
+    return a & 1
+
+cdef inline int artist_fame0(const StateC* s, int a) noexcept nogil:
+    return ARTIST_FAME0[a >> 1][a & 1][s.ar_variant[a]]
+
+cdef inline int artist_promo0(const StateC* s, int a) noexcept nogil:
+    return ARTIST_PROMO0[a >> 1][a & 1][s.ar_variant[a]]
+
+cdef int fame_value(const StateC* s, int a, int fame) noexcept nogil:
+    """C§4 sale value of a work by artist `a` at `fame`."""
+    cdef int t = ARTIST_TEMPLATE[a >> 1][a & 1][s.ar_variant[a]]
+    cdef int lvl = 0, i
+    for i in range(6):
+        if fame >= STAR_THRESHOLDS[t][i]:
+            lvl = i + 1
+    return STAR_VALUE[lvl]
+
+cdef int state_sale_value(const StateC* s, int a) noexcept nogil:
+    return fame_value(s, a, s.ar_fame[a])
+
+cdef inline int vsum(const int8_t* v) noexcept nogil:
+    return v[0] + v[1] + v[2]
+
+cdef inline int total_sold(const PlayerC* p) noexcept nogil:
+    return p.sold[0] + p.sold[1] + p.sold[2] + p.sold[3]
+
+cdef inline int total_acquired(const PlayerC* p) noexcept nogil:
+    return p.acquired[0] + p.acquired[1] + p.acquired[2] + p.acquired[3]
+
+cdef inline bint collector_room(const PlayerC* p) noexcept nogil:
+    """R-VIS-2: collectors in a gallery <= 1 + works sold."""
+    return p.gallery[COLLECTOR] < 1 + total_sold(p)
+
+cdef inline bint can_enter_gallery(const PlayerC* p, int t) noexcept nogil:
+    return t != COLLECTOR or collector_room(p)
+
+cdef inline bint has_masterpiece(const StateC* s, const PlayerC* p) noexcept nogil:
+    cdef int i
+    for i in range(p.nworks):
+        if s.ar_fame[p.works[i]] >= FAME_MAX:
+            return True
+    return False
+
+cdef inline bint affordable(const PlayerC* p, int cost) noexcept nogil:
+    return p.money + money_steps(p.influence) >= cost
+
+cdef inline void gain_influence(PlayerC* p, int n) noexcept nogil:
+    cdef int v = p.influence + n
+    p.influence = INFLUENCE_MAX if v > INFLUENCE_MAX else v
+
+cdef inline void money_bonus(PlayerC* p) noexcept nogil:
+    """R-DATA-3: $2 per investor + $1 per collector in the gallery."""
+    p.money += 2 * p.gallery[INVESTOR] + p.gallery[COLLECTOR]
+
+cdef inline void influence_bonus(PlayerC* p) noexcept nogil:
+    """R-DATA-3: 2 per VIP + 1 per collector in the gallery."""
+    gain_influence(p, 2 * p.gallery[VIP] + p.gallery[COLLECTOR])
+
+cdef inline void push(StateC* s, int kind, int player, int a, int b, int c) noexcept nogil:
+    cdef TaskC* t
+    if s.num_tasks >= MAX_TASKS:   # cannot happen with the rules' nesting depth
+        return
+    t = &s.tasks[s.num_tasks]
+    t.kind = kind
+    t.player = player
+    t.a = a
+    t.b = b
+    t.c = c
+    s.num_tasks += 1
+
+cdef inline void assist_home(StateC* s, int p) noexcept nogil:
+    """RN §2.6: an assistant going home takes a free desk, or leaves the game."""
+    cdef PlayerC* pl = &s.players[p]
+    if pl.desks < NUM_DESKS:
+        pl.desks += 1
+    else:
+        pl.removed += 1
+
+cdef inline bint box_empty(const StateC* s) noexcept nogil:
+    return s.box[0] + s.box[1] + s.box[2] == 0
+
+cdef inline void box_take(StateC* s, int c) noexcept nogil:
+    s.box[c] -= 1
+    if s.box[c] == 0 and not s.intermediate_done:
+        s.intermediate_pending = 1   # R-INT-1
+
+cdef inline int market_cols_used(const StateC* s, int col) noexcept nogil:
+    # R-MKT-1: with 1-2 players the middle column is unused
+    return not (s.num_players <= 2 and col == 1)
+
+cdef inline int count_celebrities(const StateC* s) noexcept nogil:
+    cdef int a, n = 0
+    for a in range(NUM_ARTISTS):
+        if s.ar_discovered[a] and s.ar_fame[a] >= FAME_MAX:
+            n += 1
+    return n
+
+# ---------------------------------------------------------------- legality of actions
+
+cdef bint assistant_available(const StateC* s, int p) noexcept nogil:
+    cdef int L
+    if s.players[p].desks > 0:
+        return True
+    for L in range(NUM_LOCATIONS):
+        if s.loc_owner[L] == p and s.loc_kind[L] == PIECE_ASSISTANT:
+            return True
+    return s.ko_active and s.ko_owner == p and s.ko_kind == PIECE_ASSISTANT
+
+cdef bint can_buy_artist(const StateC* s, int p, int a) noexcept nogil:
+    """R-ART-1 / RN §3.2-3.3."""
+    cdef const PlayerC* pl = &s.players[p]
+    cdef int f = a >> 1, price, base, k0, need
+    cdef bint commission = pl.commission == a
+    if not s.ar_discovered[a] or s.stack_top[f] < 0:
+        return False
+    if not commission and (s.ar_tokens[a] == 0 or s.ar_fame[a] >= FAME_MAX):
+        return False
+    price = artist_fame0(s, a) if commission else s.ar_fame[a]
+    if not affordable(pl, price):
+        return False
+    if pl.nworks < 3:
+        return True
+    if pl.nworks >= MAX_WORKS:
+        return False
+    if has_masterpiece(s, pl) or s.ar_fame[a] >= FAME_MAX:
+        return True
+    # the 4th slot opens if this very purchase makes the artist a celebrity
+    base = WORK_FAME[s.stack_top[f]] + pl.gallery[COLLECTOR]
+    need = FAME_MAX - s.ar_fame[a] - base
+    if need <= 0:
+        return True
+    k0 = _max(0, price - pl.money)
+    return fame_steps(infl_after_money(pl.influence, k0)) >= need
+
+cdef bint can_promote_artist(const StateC* s, int p, int a) noexcept nogil:
+    """RN §5.2: discovered, below level 5, a token of the next level, influence = level."""
+    cdef int nxt = s.ar_promo[a] + 1
+    return (s.ar_discovered[a] and nxt <= 5 and s.promo_stock[nxt] > 0
+            and s.players[p].influence >= nxt)
+
+cdef bint market_access(const StateC* s, int p, int col) noexcept nogil:
+    """C§10: visitors needed in the lobby, by column."""
+    cdef const int8_t* lob = s.players[p].lobby
+    if not market_cols_used(s, col):
+        return False
+    if col == 0:
+        return vsum(lob) >= 1
+    if col == 1:
+        return lob[VIP] >= 1 and lob[INVESTOR] >= 1
+    return lob[COLLECTOR] >= 1 and (lob[VIP] + lob[INVESTOR]) >= 1
+
+cdef inline bint has_empty_rep_space(const PlayerC* pl) noexcept nogil:
+    cdef int i
+    for i in range(NUM_REP_SPACES):
+        if pl.rep[i] < 0:
+            return True
+    return False
+
+cdef bint can_market_space(const StateC* s, int p, int row, int col) noexcept nogil:
+    cdef const PlayerC* pl = &s.players[p]
+    if s.mk_asst[row][col] >= 0 or not market_access(s, p, col):
+        return False
+    if row < 4:
+        return (s.mk_tile[row][col] >= 0 and pl.acquired[MARKET_ROW_FORM[row]] > 0
+                and has_empty_rep_space(pl))
+    return affordable(pl, AUCTION_COST[row - 4])
+
+cdef inline bint sell_pair_ok(const StateC* s, const PlayerC* pl, int w, int c) noexcept nogil:
+    return (w < pl.nworks and pl.contract[c] >= 0 and pl.contract_state[c] == CS_FACE_UP
+            and pl.contract[c] // 5 == (pl.works[w] >> 1))
+
+cdef inline int deck_dealable(const StateC* s) noexcept nogil:
+    """Contracts a deal could draw: the deck, or what a reshuffle would make of it."""
+    cdef uint32_t used
+    cdef int i, p, k
+    if s.deck_mask:
+        return popcount32(s.deck_mask)
+    used = 0
+    for p in range(s.num_players):
+        for k in range(3):
+            if s.players[p].contract[k] >= 0:
+                used |= (<uint32_t>1) << s.players[p].contract[k]
+    for i in range(4):
+        if s.pile_len[i] > 0:
+            used |= (<uint32_t>1) << s.pile[i][s.pile_len[i] - 1]
+    # cards held inside pending tasks are never dealt
+    for i in range(s.num_tasks):
+        if s.tasks[i].kind == T_CONTRACT_SLOT:
+            used |= (<uint32_t>1) << s.tasks[i].a
+    return NUM_CONTRACTS - popcount32(used)
+
+cdef bint can_action(const StateC* s, int p, int loc, int which) noexcept nogil:
+    """Whether location action `which` (0 = A, 1 = B) of `loc` is legal for player p."""
+    cdef const PlayerC* pl = &s.players[p]
+    cdef int a, k, w, c, r, i
+    if loc == LOC_SALES:
+        if which == 0:   # sign a contract: a free or completed slot, and a card to take
+            for k in range(3):
+                if pl.contract[k] < 0 or pl.contract_state[k] != CS_FACE_UP:
+                    for i in range(4):
+                        if s.pile_len[i] > 0:
+                            return True
+                    return deck_dealable(s) > 0
+            return False
+        for w in range(pl.nworks):
+            for c in range(3):
+                if sell_pair_ok(s, pl, w, c):
+                    return True
+        return False
+    if loc == LOC_COLONY:
+        if which == 0:
+            if pl.commission >= 0:
+                return False
+            for a in range(NUM_ARTISTS):
+                if not s.ar_discovered[a]:
+                    return True
+            return False
+        for a in range(NUM_ARTISTS):
+            if can_buy_artist(s, p, a):
+                return True
+        return False
+    if loc == LOC_MEDIA:
+        if which == 0:
+            return (pl.queue > 0 and pl.desks < NUM_DESKS
+                    and affordable(pl, HIRE_COST[START_QUEUE - pl.queue]))
+        for a in range(NUM_ARTISTS):
+            if can_promote_artist(s, p, a):
+                return True
+        return False
+    # International Market
+    if not assistant_available(s, p):
+        return False
+    for r in range(4 * which, 4 + 3 * which):
+        for c in range(3):
+            if can_market_space(s, p, r, c):
+                return True
+    return False
+
+cdef bint can_ticket_move(const StateC* s, int p, int col, int route) noexcept nogil:
+    """R-EXEC-2: plaza -> own lobby (0), own lobby -> gallery (1), lobby of the player
+    `route - 1` seats to the left -> plaza (2..4)."""
+    cdef const PlayerC* pl = &s.players[p]
+    cdef int q
+    if pl.tickets[col] <= 0:
+        return False
+    if route == 0:
+        return s.plaza[col] > 0
+    if route == 1:
+        return pl.lobby[col] > 0 and can_enter_gallery(pl, col)
+    if route - 1 >= s.num_players:
+        return False
+    q = (p + route - 1) % s.num_players
+    return s.players[q].lobby[col] > 0
+
+cdef bint can_ea_tickets(const StateC* s, int p) noexcept nogil:
+    cdef int c, r
+    for c in range(3):
+        for r in range(5):
+            if can_ticket_move(s, p, c, r):
+                return True
+    return False
+
+cdef inline bint can_ea_contract(const StateC* s, int p, int k) noexcept nogil:
+    cdef const PlayerC* pl = &s.players[p]
+    return pl.contract[k] >= 0 and not pl.contract_asst[k] and assistant_available(s, p)
+
+cdef void do_move(StateC* s, int p, int L) noexcept nogil:
+    """R-MOVE-1/2: move the gallerist to L, kicking out what stands there."""
+    cdef PlayerC* pl = &s.players[p]
+    cdef int q
+    if pl.gallerist < NUM_LOCATIONS:
+        s.loc_owner[pl.gallerist] = -1
+    q = s.loc_owner[L]
+    if q >= 0:
+        if q == p:       # own assistant: home, no kicked-out action
+            assist_home(s, p)
+        else:
+            s.ko_owner = q
+            s.ko_kind = s.loc_kind[L]
+            s.ko_loc = L
+            if s.loc_kind[L] == PIECE_GALLERIST:
+                s.players[q].gallerist = GAL_KO
+    s.loc_owner[L] = p
+    s.loc_kind[L] = PIECE_GALLERIST
+    pl.gallerist = L
+
+cdef bint move_has_action(const StateC* s, int p, int L) noexcept nogil:
+    cdef StateC tmp
+    memcpy(&tmp, s, sizeof(StateC))
+    do_move(&tmp, p, L)
+    return can_action(&tmp, p, L, 0) or can_action(&tmp, p, L, 1)
+
+cdef int legal_moves(const StateC* s, int p, action_t* out) noexcept nogil:
+    """R-MOVE-1: locations with a legal action; if none, any other location (to pass)."""
+    cdef int L, n = 0, here = s.players[p].gallerist
+    for L in range(NUM_LOCATIONS):
+        if L != here and move_has_action(s, p, L):
+            out[n] = A_MOVE + L
+            n += 1
+    if n == 0:
+        for L in range(NUM_LOCATIONS):
+            if L != here:
+                out[n] = A_MOVE + L
+                n += 1
+    return n
+
+cdef int ea_options(const StateC* s, int p, action_t* out) noexcept nogil:
+    cdef int n = 0, k
+    if can_ea_tickets(s, p):
+        out[n] = A_EA_TICKETS
+        n += 1
+    for k in range(3):
+        if can_ea_contract(s, p, k):
+            out[n] = A_EA_CONTRACT + k
+            n += 1
+    return n
+
+cdef int pay_range(const StateC* s, const TaskC* t, int* lo, int* hi) noexcept nogil:
+    """Influence money-steps allowed for a payment of t.a keeping t.b fame-steps."""
+    cdef const PlayerC* pl = &s.players[t.player]
+    lo[0] = _max(0, t.a - pl.money)
+    hi[0] = _min(t.a, money_steps(pl.influence))
+    while hi[0] >= lo[0] and fame_steps(infl_after_money(pl.influence, hi[0])) < t.b:
+        hi[0] -= 1
+    return hi[0] - lo[0] + 1
+
+cdef inline int in_final_round(const StateC* s) noexcept nogil:
+    return s.end_triggered and s.turns_left <= s.num_players
+
+# ---------------------------------------------------------------- legal actions
+
+cdef int state_legal_actions(StateC* s, action_t* out) noexcept nogil:
+    """The options of the top decision task (empty at a chance point or the end)."""
+    cdef TaskC* t
+    cdef PlayerC* pl
+    cdef int n = 0, i, k, c, r, lo, hi, p, L
+    if s.terminal or s.num_tasks == 0:
+        return 0
+    t = &s.tasks[s.num_tasks - 1]
+    if t.kind >= T_CH_VISITOR:
+        return 0
+    p = t.player
+    pl = &s.players[p]
+    if t.kind == T_START_LOC:
+        for L in range(NUM_LOCATIONS):
+            if s.loc_tile[L] >= 0 and s.loc_owner[L] < 0:
+                out[n] = A_START_LOC + L
+                n += 1
+    elif t.kind == T_TURN_START:
+        if not s.ea_used:
+            n = ea_options(s, p, out)
+        n += legal_moves(s, p, out + n)
+    elif t.kind == T_LEAVE:
+        out[0] = A_LEAVE_NONE
+        n = 1
+        if pl.desks > 0:
+            out[n] = A_LEAVE_DESK
+            n += 1
+        for L in range(NUM_LOCATIONS):
+            if s.loc_owner[L] == p and s.loc_kind[L] == PIECE_ASSISTANT:
+                out[n] = A_LEAVE_LOC + L
+                n += 1
+    elif t.kind == T_LOC_ACTION:
+        for i in range(2):
+            if can_action(s, p, t.a, i):
+                out[n] = A_ACTION + i
+                n += 1
+        if n == 0:
+            out[0] = A_PASS
+            n = 1
+    elif t.kind == T_AFTER_ACTION:
+        if not s.ea_used:
+            n = ea_options(s, p, out)
+        out[n] = A_END_TURN
+        n += 1
+    elif t.kind == T_KO:
+        out[0] = A_KO_PASS
+        n = 1
+        if pl.influence > 0:
+            k = pl.influence
+            pl.influence = ((k - 1) // 5) * 5     # RN §2.4: back to the previous fame icon
+            for i in range(2):
+                if can_action(s, p, s.ko_loc, i):
+                    out[n] = A_KO_ACTION + i
+                    n += 1
+            pl.influence = k
+        n += ea_options(s, p, out + n)
+    elif t.kind == T_DISCOVER:
+        for i in range(NUM_ARTISTS):
+            if not s.ar_discovered[i]:
+                out[n] = A_ARTIST + i
+                n += 1
+    elif t.kind == T_BUY:
+        for i in range(NUM_ARTISTS):
+            if can_buy_artist(s, p, i):
+                out[n] = A_ARTIST + i
+                n += 1
+    elif t.kind == T_PROMOTE:
+        for i in range(NUM_ARTISTS):
+            if can_promote_artist(s, p, i):
+                out[n] = A_ARTIST + i
+                n += 1
+    elif t.kind == T_FAME_BONUS:
+        for i in range(NUM_ARTISTS):
+            if s.ar_discovered[i] and s.ar_fame[i] < FAME_MAX:
+                out[n] = A_ARTIST + i
+                n += 1
+    elif t.kind == T_PAY:
+        pay_range(s, t, &lo, &hi)
+        for k in range(lo, hi + 1):
+            out[n] = A_PAY + k
+            n += 1
+    elif t.kind == T_FAME_STEPS:
+        hi = _min(fame_steps(pl.influence), _max(0, FAME_MAX - s.ar_fame[t.a] - t.b))
+        if s.ar_fame[t.a] >= FAME_MAX:
+            hi = 0
+        for k in range(_min(t.c, hi), hi + 1):
+            out[n] = A_FAME + k
+            n += 1
+    elif t.kind == T_TICKET_ANY:
+        for c in range(3):
+            out[c] = A_TICKET + c
+        n = 3
+    elif t.kind == T_TICKET_PAIR:
+        for c in range(3):
+            out[c] = A_TICKET_PAIR + c
+        n = 3
+    elif t.kind == T_TICKET_OR:
+        out[0] = A_TICKET + t.a
+        out[1] = A_TICKET + t.b
+        n = 2
+    elif t.kind == T_BOX_DISCARD:
+        for c in range(3):
+            if c != t.a and s.box[c] > 0:
+                out[n] = A_BOX_DISCARD + c
+                n += 1
+    elif t.kind == T_VISITOR_PLAZA:
+        for c in range(3):
+            if (t.a >> c) & 1 and s.plaza[c] > 0 and can_enter_gallery(pl, c):
+                out[n] = A_VISITOR + c
+                n += 1
+    elif t.kind == T_LOBBY_OUT:
+        for c in range(3):
+            if pl.lobby[c] > 0:
+                out[n] = A_VISITOR + c
+                n += 1
+    elif t.kind == T_GALLERY_OUT:
+        for c in range(3):
+            if pl.gallery[c] > 0:
+                out[n] = A_VISITOR + c
+                n += 1
+    elif t.kind == T_ORIENT:
+        out[0] = A_ORIENT
+        out[1] = A_ORIENT + 1
+        n = 2
+    elif t.kind == T_REP_SPACE:
+        for i in range(NUM_REP_SPACES):
+            if pl.rep[i] < 0:
+                out[n] = A_REP_SPACE + i
+                n += 1
+    elif t.kind == T_DEAL4:
+        out[0] = A_DEAL4_NO
+        n = 1
+        if deck_dealable(s) > 0:
+            out[1] = A_DEAL4_YES
+            n = 2
+    elif t.kind == T_PILE:
+        for i in range(4):
+            if s.pile_len[i] > 0:
+                out[n] = A_PILE + i
+                n += 1
+    elif t.kind == T_CONTRACT_SLOT:
+        for k in range(3):
+            if pl.contract[k] < 0 or pl.contract_state[k] != CS_FACE_UP:
+                out[n] = A_CSLOT + k
+                n += 1
+    elif t.kind == T_SELL:
+        for i in range(pl.nworks):
+            for k in range(3):
+                if sell_pair_ok(s, pl, i, k):
+                    out[n] = A_SELL + 3 * i + k
+                    n += 1
+    elif t.kind == T_HIRE:
+        c = 0
+        for k in range(1, _min(NUM_DESKS - pl.desks, pl.queue) + 1):
+            c += HIRE_COST[START_QUEUE - pl.queue + k - 1]
+            if affordable(pl, c):
+                out[n] = A_HIRE + k - 1
+                n += 1
+    elif t.kind == T_MARKET:
+        for r in range(4 * t.a, 4 + 3 * t.a):
+            for c in range(3):
+                if can_market_space(s, p, r, c):
+                    out[n] = A_MARKET + 3 * r + c
+                    n += 1
+    elif t.kind == T_ASSIST_SRC:
+        if pl.desks > 0:
+            out[n] = A_SRC_DESK
+            n += 1
+        for L in range(NUM_LOCATIONS):
+            if s.loc_owner[L] == p and s.loc_kind[L] == PIECE_ASSISTANT:
+                out[n] = A_SRC_LOC + L
+                n += 1
+        if s.ko_active and s.ko_owner == p and s.ko_kind == PIECE_ASSISTANT:
+            out[n] = A_SRC_KO
+            n += 1
+    elif t.kind == T_TICKET_MOVE:
+        for c in range(3):
+            for r in range(5):
+                if can_ticket_move(s, p, c, r):
+                    out[n] = A_TMOVE + 5 * c + r
+                    n += 1
+        if t.a > 0:
+            out[n] = A_TMOVE_DONE
+            n += 1
+    return n
+
+cdef int state_chance_outcomes(StateC* s, action_t* out, int* weights) noexcept nogil:
+    """Outcomes of the top chance task, with integer weights (probability = w / sum)."""
+    cdef TaskC* t
+    cdef int n = 0, i
+    if s.terminal or s.num_tasks == 0:
+        return 0
+    t = &s.tasks[s.num_tasks - 1]
+    if t.kind == T_CH_VISITOR:
+        for i in range(3):
+            if s.bag[i] > 0:
+                out[n] = C_VISITOR + i
+                weights[n] = s.bag[i]
+                n += 1
+    elif t.kind == T_CH_TILE:
+        for i in range(8):
+            if (s.stack_mask[t.a] >> i) & 1:
+                out[n] = C_TILE + i
+                weights[n] = 1
+                n += 1
+    elif t.kind == T_CH_CONTRACT:
+        for i in range(NUM_CONTRACTS):
+            if (s.deck_mask >> i) & 1:
+                out[n] = C_CONTRACT + i
+                weights[n] = 1
+                n += 1
+    return n
+
+cdef int state_current_player(const StateC* s) noexcept nogil:
+    cdef int k
+    if s.terminal or s.num_tasks == 0:
+        return PLAYER_TERMINAL
+    k = s.tasks[s.num_tasks - 1].kind
+    if k >= T_CH_VISITOR and k < T_AUTO_FIRST:
+        return PLAYER_CHANCE
+    return s.tasks[s.num_tasks - 1].player
+
+cdef bint state_is_chance(const StateC* s) noexcept nogil:
+    return state_current_player(s) == PLAYER_CHANCE
+
+cdef bint state_is_legal(StateC* s, action_t a) noexcept nogil:
+    cdef action_t buf[MAX_LEGAL]
+    cdef int w[MAX_LEGAL]
+    cdef int n, i
+    if state_is_chance(s):
+        n = state_chance_outcomes(s, buf, w)
+    else:
+        n = state_legal_actions(s, buf)
+    for i in range(n):
+        if buf[i] == a:
+            return True
+    return False
+
+# ---------------------------------------------------------------- effects
+
+cdef void push_location_action(StateC* s, int p, int loc, int which) noexcept nogil:
+    if loc == LOC_SALES:
+        if which == 0:
+            push(s, T_PILE, p, 0, 0, 0)
+            push(s, T_DEAL4, p, 0, 0, 0)
+        else:
+            push(s, T_SELL, p, 0, 0, 0)
+    elif loc == LOC_COLONY:
+        push(s, T_DISCOVER if which == 0 else T_BUY, p, 0, 0, 0)
+    elif loc == LOC_MEDIA:
+        push(s, T_HIRE if which == 0 else T_PROMOTE, p, 0, 0, 0)
+    else:
+        push(s, T_MARKET, p, which, 0, 0)
+
+cdef void push_ea(StateC* s, int p, action_t a) noexcept nogil:
+    cdef int k
+    if a == A_EA_TICKETS:
+        push(s, T_TICKET_MOVE, p, 0, 0, 0)
+    else:
+        k = a - A_EA_CONTRACT
+        push(s, T_CONTRACT_BONUS, p, k, 0, 0)
+        push(s, T_ASSIST_SRC, p, 21 + k, 0, 0)
+
+cdef void push_ticket_pattern(StateC* s, int p, int pattern) noexcept nogil:
+    """C§5 ticket icons of a work tile (R-TIX-1: two tickets are two colours)."""
+    if pattern == TKP_VIP:
+        push(s, T_GAIN_TICKET, p, VIP, 0, 0)
+    elif pattern == TKP_INV:
+        push(s, T_GAIN_TICKET, p, INVESTOR, 0, 0)
+    elif pattern == TKP_ANY:
+        push(s, T_TICKET_ANY, p, 0, 0, 0)
+    elif pattern == TKP_VIP_PLUS:
+        push(s, T_TICKET_OR, p, INVESTOR, COLLECTOR, 0)
+        push(s, T_GAIN_TICKET, p, VIP, 0, 0)
+    elif pattern == TKP_INV_PLUS:
+        push(s, T_TICKET_OR, p, VIP, COLLECTOR, 0)
+        push(s, T_GAIN_TICKET, p, INVESTOR, 0, 0)
+    else:
+        push(s, T_TICKET_PAIR, p, 0, 0, 0)
+
+cdef void push_rep_tile(StateC* s, int p, int tile) noexcept nogil:
+    """R-VIS-3: the tile goes to a board space (bonus), then a lobby visitor leaves."""
+    push(s, T_LOBBY_OUT, p, 0, 0, 0)
+    push(s, T_REP_SPACE, p, tile, 0, 0)
+
+cdef void push_space_bonus(StateC* s, int p, int space) noexcept nogil:
+    """C§7 player-board reputation space bonuses."""
+    if space == RS_INFLUENCE:
+        influence_bonus(&s.players[p])
+    elif space == RS_MONEY:
+        money_bonus(&s.players[p])
+    elif space == RS_FAME:
+        push(s, T_FAME_BONUS, p, 0, 0, 0)
+    elif space == RS_VISITOR:
+        push(s, T_VISITOR_PLAZA, p, 7, 0, 0)
+    elif space == RS_TWO_TICKETS:
+        push(s, T_TICKET_PAIR, p, 0, 0, 0)
+    else:
+        push(s, T_FREE_HIRE, p, 0, 0, 0)
+
+cdef void push_hire_bonus(StateC* s, int p, int idx) noexcept nogil:
+    """C§9 printed bonus of hire number idx + 1."""
+    cdef int b = HIRE_BONUS[idx]
+    if b == HB_INV_TICKET:
+        push(s, T_GAIN_TICKET, p, INVESTOR, 0, 0)
+    elif b == HB_VIP_TICKET:
+        push(s, T_GAIN_TICKET, p, VIP, 0, 0)
+    elif b == HB_INFLUENCE:
+        push(s, T_INFLUENCE_BONUS, p, 0, 0, 0)
+    elif b == HB_ANY_TICKET:
+        push(s, T_TICKET_ANY, p, 0, 0, 0)
+    elif b == HB_MONEY:
+        push(s, T_MONEY_BONUS, p, 0, 0, 0)
+
+cdef void gain_ticket(StateC* s, int p, int c) noexcept nogil:
+    """R-TIX-1: take a ticket of colour c, with the shortage rules."""
+    cdef PlayerC* pl = &s.players[p]
+    cdef int o, others = 0, last = -1
+    if s.box[c] > 0:
+        box_take(s, c)
+        pl.tickets[c] += 1
+        return
+    if s.discards[c] == 0:
+        return
+    s.discards[c] -= 1
+    pl.tickets[c] += 1
+    for o in range(3):
+        if o != c and s.box[o] > 0:
+            others += 1
+            last = o
+    if others == 2:
+        push(s, T_BOX_DISCARD, p, c, 0, 0)
+    elif others == 1:
+        box_take(s, last)
+        s.discards[last] += 1
+
+cdef void start_turn(StateC* s, int p) noexcept nogil:
+    s.turn_player = p
+    s.ea_used = 0
+    s.turn_count += 1
+    push(s, T_END_TURN, p, 0, 0, 0)
+    push(s, T_AFTER_ACTION, p, 0, 0, 0)
+    push(s, T_TURN_START, p, 0, 0, 0)
+
+# ---------------------------------------------------------------- final scoring
+
+cdef int curator_score(int card, const int* counts) noexcept nogil:
+    cdef int g, f, total = 0
+    cdef bint ok
+    if card < 0:
+        return 0
+    for g in range(2):
+        ok = True
+        for f in range(4):
+            if counts[f] < CURATOR_GOALS[card][g][f]:
+                ok = False
+        if ok:
+            total += CURATOR_PAY[g]
+    return total
+
+cdef int dealer_score(int card, const int* counts) noexcept nogil:
+    cdef int g, f, total = 0
+    cdef bint ok
+    if card < 0:
+        return 0
+    for g in range(3):
+        ok = True
+        for f in range(4):
+            if counts[f] < DEALER_GOALS[card][g][f]:
+                ok = False
+        if ok:
+            total += DEALER_PAY[g]
+    return total
+
+cdef int renowned_value(const StateC* s, int form) noexcept nogil:
+    """R-AUC-1: value of the more famous discovered artist of the form, else of the
+    artist with the higher initial fame."""
+    cdef int a0 = 2 * form, a1 = 2 * form + 1, best = -1
+    if s.ar_discovered[a0] and s.ar_discovered[a1]:
+        best = a0 if s.ar_fame[a0] >= s.ar_fame[a1] else a1
+    elif s.ar_discovered[a0]:
+        best = a0
+    elif s.ar_discovered[a1]:
+        best = a1
+    if best >= 0:
+        return fame_value(s, best, s.ar_fame[best])
+    best = a0 if artist_fame0(s, a0) >= artist_fame0(s, a1) else a1
+    return fame_value(s, best, artist_fame0(s, best))
+
+cdef void exhibited_counts(const StateC* s, const PlayerC* pl, int* out) noexcept nogil:
+    cdef int i
+    for i in range(4):
+        out[i] = 0
+    for i in range(pl.nworks):
+        out[pl.works[i] >> 1] += 1
+
+cdef void score_auction(StateC* s) noexcept nogil:
+    """R-AUC-1: renowned works to the highest offers, each choosing for its owner."""
+    cdef int n = s.num_players, p, q, r, c, i, e, tmp, best_e, best_as, v, gain
+    cdef int order[MAX_PLAYERS]
+    cdef int offer[MAX_PLAYERS][4]    # total, column III, II, I
+    cdef int taken[MAX_EASELS]
+    cdef int ex[4]
+    cdef int sd[4]
+    cdef int np = 0, best
+    cdef PlayerC* pl
+    for i in range(MAX_EASELS):
+        taken[i] = 0
+    for p in range(n):
+        for i in range(4):
+            offer[p][i] = 0
+        for r in range(4, 7):
+            for c in range(3):
+                if s.mk_asst[r][c] == p:
+                    offer[p][0] += AUCTION_COST[r - 4]
+                    offer[p][3 - c] += AUCTION_COST[r - 4]
+        if offer[p][0] > 0:
+            order[np] = p
+            np += 1
+    # stable insertion sort: total, then column III, II, I; turn order breaks the rest
+    for i in range(1, np):
+        e = i
+        while e > 0:
+            p = order[e - 1]
+            q = order[e]
+            tmp = 0
+            for r in range(4):
+                if offer[q][r] != offer[p][r]:
+                    tmp = 1 if offer[q][r] > offer[p][r] else -1
+                    break
+            if tmp <= 0:
+                break
+            order[e - 1] = q
+            order[e] = p
+            e -= 1
+    for i in range(np):
+        p = order[i]
+        pl = &s.players[p]
+        exhibited_counts(s, pl, ex)
+        for r in range(4):
+            sd[r] = pl.sold[r]
+        best = -1
+        best_e = -1
+        best_as = 0
+        for e in range(MAX_EASELS):
+            if s.easel[e] < 0 or taken[e]:
+                continue
+            v = renowned_value(s, s.easel[e])
+            ex[s.easel[e]] += 1
+            gain = curator_score(pl.curator, ex)
+            ex[s.easel[e]] -= 1
+            gain -= curator_score(pl.curator, ex)
+            if v + gain > best:
+                best = v + gain
+                best_e = e
+                best_as = 0
+            sd[s.easel[e]] += 1
+            gain = dealer_score(pl.dealer, sd)
+            sd[s.easel[e]] -= 1
+            gain -= dealer_score(pl.dealer, sd)
+            if v + gain > best:
+                best = v + gain
+                best_e = e
+                best_as = 1
+        if best_e < 0:
+            break
+        taken[best_e] = 1
+        pl.auction_work = s.easel[best_e]
+        pl.auction_as = best_as
+        v = renowned_value(s, s.easel[best_e])
+        pl.score[3] = v
+        pl.money += v
+
+cdef void final_scoring(StateC* s) noexcept nogil:
+    """RN §9.2: majorities, reputation, exhibition, auction, curator, dealer, influence."""
+    cdef int n = s.num_players, p, q, c, r, i, j, k, places, cnt, tot, a, tile, amount
+    cdef int counts[MAX_PLAYERS]
+    cdef int ex[4]
+    cdef int sd[4]
+    cdef int per[20]
+    cdef PlayerC* pl
+    for p in range(n):
+        pl = &s.players[p]
+        for i in range(8):
+            pl.score[i] = 0
+        pl.auction_work = -1
+        pl.auction_as = 0
+        pl.start_tile = -1     # RN §9.4: a tile left on the 3rd slot is discarded
+    # 1. market majorities (R-DATA-1)
+    places = 2 if n <= 2 else 3
+    for c in range(3):
+        if not market_cols_used(s, c):
+            continue
+        for p in range(n):
+            counts[p] = 0
+            for r in range(7):
+                if s.mk_asst[r][c] == p:
+                    counts[p] += 1
+        for p in range(n):
+            if counts[p] == 0:
+                continue
+            # place of p = players with more; tied players share the places they span
+            k = 0
+            cnt = 0
+            for q in range(n):
+                if counts[q] > counts[p]:
+                    k += 1
+                elif counts[q] == counts[p]:
+                    cnt += 1
+            tot = 0
+            for j in range(k, k + cnt):
+                if j < places:
+                    tot += MAJORITY[c][j]
+            s.players[p].score[0] += tot // cnt
+    # 2. reputation tiles (C§7; tile 1 first, before any tile adds influence)
+    for p in range(n):
+        pl = &s.players[p]
+        for i in range(NUM_REP_SPACES):
+            if pl.rep[i] == RT_PER_3_INFLUENCE:
+                pl.score[1] += pl.influence // 3
+        for i in range(NUM_REP_SPACES):
+            tile = pl.rep[i]
+            if tile < 0 or tile == RT_PER_3_INFLUENCE:
+                continue
+            cnt = 0
+            if tile == RT_COLLECTOR:
+                cnt = pl.gallery[COLLECTOR]
+            elif tile == RT_VIP:
+                cnt = pl.gallery[VIP]
+            elif tile == RT_INVESTOR:
+                cnt = pl.gallery[INVESTOR]
+            elif tile == RT_VISITOR:
+                cnt = vsum(pl.gallery)
+            elif tile == RT_SET:
+                cnt = _min(pl.gallery[0], _min(pl.gallery[1], pl.gallery[2]))
+            elif tile == RT_REP_TILE:
+                for j in range(NUM_REP_SPACES):
+                    if pl.rep[j] >= 0:
+                        cnt += 1
+            elif tile == RT_AUCTION_ASSISTANT:
+                for r in range(4, 7):
+                    for c in range(3):
+                        if s.mk_asst[r][c] == p:
+                            cnt += 1
+            elif tile == RT_ASSISTANT_IN_PLAY:
+                cnt = 10 - pl.queue - pl.removed
+            elif tile == RT_PROMO4_ARTIST:
+                for a in range(NUM_ARTISTS):
+                    if s.ar_promo[a] >= 4:
+                        cnt += 1
+            elif tile == RT_ACQUIRED:
+                cnt = total_acquired(pl)
+            elif tile == RT_SOLD:
+                cnt = total_sold(pl)
+            elif tile == RT_EXHIBITED:
+                cnt = pl.nworks
+            elif tile == RT_ART_FORMS:       # R-DATA-5
+                for j in range(4):
+                    if pl.acquired[j] > 0:
+                        cnt += 1
+            elif tile == RT_PHOTO:
+                cnt = pl.acquired[2]
+            elif tile == RT_PAINTING:
+                cnt = pl.acquired[0]
+            elif tile == RT_DIGITAL:
+                cnt = pl.acquired[3]
+            elif tile == RT_SCULPTURE:
+                cnt = pl.acquired[1]
+            elif tile == RT_FAME15_ARTIST:
+                for a in range(NUM_ARTISTS):
+                    if s.ar_discovered[a] and s.ar_fame[a] >= 15:
+                        cnt += 1
+            elif tile == RT_MASTERPIECE:
+                for j in range(pl.nworks):
+                    if s.ar_fame[pl.works[j]] >= FAME_MAX:
+                        cnt += 1
+            pl.score[1] += cnt * REP_TILE_MONEY[tile]
+            gain_influence(pl, cnt * REP_TILE_INFL[tile])
+    # 3. exhibited works
+    for p in range(n):
+        pl = &s.players[p]
+        for i in range(pl.nworks):
+            pl.score[2] += state_sale_value(s, pl.works[i])
+        pl.money += pl.score[0] + pl.score[1] + pl.score[2]
+    # 4. auction (adds score[3] and money itself)
+    score_auction(s)
+    # 5-7. curator, dealer, influence
+    for p in range(n):
+        pl = &s.players[p]
+        exhibited_counts(s, pl, ex)
+        for i in range(4):
+            sd[i] = pl.sold[i]
+        if pl.auction_work >= 0:
+            if pl.auction_as == 0:
+                ex[pl.auction_work] += 1
+            else:
+                sd[pl.auction_work] += 1
+        pl.score[4] = curator_score(pl.curator, ex)
+        pl.score[5] = dealer_score(pl.dealer, sd)
+        pl.score[6] = influence_end_value(pl.influence)
+        pl.money += pl.score[4] + pl.score[5] + pl.score[6]
+        amount = 0
+        for i in range(7):
+            amount += pl.score[i]
+        pl.score[7] = amount
+    s.terminal = 1
+    s.num_tasks = 0
+
+cdef void finish_turn(StateC* s) noexcept nogil:
+    """R-INT-1 intermediate scoring, R-END-1 end trigger and final round, next turn."""
+    cdef int p, n = s.num_players, conds
+    if s.intermediate_pending and not s.intermediate_done:
+        for p in range(n):
+            money_bonus(&s.players[p])
+            influence_bonus(&s.players[p])
+        s.intermediate_done = 1
+        s.intermediate_pending = 0
+    if s.end_triggered:
+        s.turns_left -= 1
+        if s.turns_left <= 0:
+            final_scoring(s)
+            return
+    else:
+        conds = box_empty(s) + (count_celebrities(s) >= 2) + (vsum(s.bag) == 0)
+        # Safety net where RULES.md is silent: a game in which nobody can act any more
+        # (two whole rounds of passes), or one past MAX_TURNS_PER_PLAYER turns each, ends
+        # as if two conditions held, so every game ends.
+        if (conds >= 2 or s.passes >= 2 * n
+                or s.turn_count >= MAX_TURNS_PER_PLAYER * n):
+            s.end_triggered = 1
+            s.turns_left = (n - 1 - s.turn_player) + n
+    start_turn(s, (s.turn_player + 1) % n)
+
+cdef void run_auto(StateC* s, TaskC t) noexcept nogil:
+    """Automatic steps (TaskKind > T_AUTO_FIRST)."""
+    cdef int p = t.player, k, i, f, L, kind, card, row, col
+    cdef PlayerC* pl = &s.players[p] if p >= 0 else NULL
+    if t.kind == T_GAIN_TICKET:
+        gain_ticket(s, p, t.a)
+    elif t.kind == T_END_TURN:
+        if s.ko_owner >= 0:
+            if in_final_round(s):     # RN §2.7: no kicked-out actions in the final round
+                push(s, T_FINISH_TURN, p, 0, 0, 0)
+                push(s, T_KO_DONE, p, 0, 0, 0)
+            else:
+                s.ko_active = 1
+                push(s, T_FINISH_TURN, p, 0, 0, 0)
+                push(s, T_KO_DONE, p, 0, 0, 0)
+                push(s, T_KO, s.ko_owner, 0, 0, 0)
+        else:
+            finish_turn(s)
+    elif t.kind == T_KO_DONE:
+        s.ko_active = 0
+        if s.ko_owner >= 0:       # R-KO-1: the piece goes home unless it was used
+            if s.ko_kind == PIECE_GALLERIST:
+                s.players[s.ko_owner].gallerist = GAL_HOME
+            else:
+                assist_home(s, s.ko_owner)
+            s.ko_owner = -1
+            s.ko_loc = -1
+    elif t.kind == T_FINISH_TURN:
+        finish_turn(s)
+    elif t.kind == T_BEGIN_GAME:
+        for L in range(NUM_LOCATIONS):
+            s.loc_tile[L] = -1      # leftover start tiles are removed
+        start_turn(s, 0)
+    elif t.kind == T_BUY_FINISH:
+        # C§5: tickets, then the start tile of a filled 3rd slot (RN §3.2)
+        if pl.nworks >= 3 and t.c == 1 and pl.start_tile >= 0:
+            k = pl.start_tile
+            pl.start_tile = -1
+            push_rep_tile(s, p, k)
+        push_ticket_pattern(s, p, WORK_TICKETS[t.b])
+    elif t.kind == T_FREE_HIRE:
+        if pl.queue > 0 and pl.desks < NUM_DESKS:      # R-HIRE-1
+            k = START_QUEUE - pl.queue
+            pl.queue -= 1
+            pl.desks += 1
+            push_hire_bonus(s, p, k)
+    elif t.kind == T_MONEY_BONUS:
+        money_bonus(pl)
+    elif t.kind == T_INFLUENCE_BONUS:
+        influence_bonus(pl)
+    elif t.kind == T_GAIN_INFLUENCE:
+        gain_influence(pl, t.a)
+    elif t.kind == T_MARKET_FINISH:
+        row = t.a // 3
+        col = t.a % 3
+        gain_influence(pl, MARKET_COLUMN_INFLUENCE[col])
+        if row < 4:
+            k = s.mk_tile[row][col]
+            s.mk_tile[row][col] = -1
+            push_rep_tile(s, p, k)
+        else:
+            k = AUCTION_BONUS[row - 4][col]
+            if k == AB_ANY_TICKET:
+                push(s, T_TICKET_ANY, p, 0, 0, 0)
+            elif k == AB_ASSISTANT:
+                push(s, T_FREE_HIRE, p, 0, 0, 0)
+            elif k == AB_TWO_TICKETS:
+                push(s, T_TICKET_PAIR, p, 0, 0, 0)
+            elif k == AB_INFLUENCE:
+                influence_bonus(pl)
+            elif k == AB_MONEY:
+                money_bonus(pl)
+            else:
+                push(s, T_VISITOR_PLAZA, p, 7, 0, 0)
+    elif t.kind == T_CONTRACT_BONUS:
+        card = pl.contract[t.a]
+        if pl.contract_state[t.a] == CS_MONEY:
+            money_bonus(pl)
+        elif pl.contract_state[t.a] == CS_INFLUENCE:
+            influence_bonus(pl)
+        else:
+            kind = card % 5
+            if kind == CK_SIGN:
+                push(s, T_PILE, p, 0, 0, 0)
+                push(s, T_DEAL4, p, 0, 0, 0)
+            elif kind == CK_ASSISTANT:
+                push(s, T_FREE_HIRE, p, 0, 0, 0)
+            elif kind == CK_BAG_VISITOR:
+                push(s, T_CH_VISITOR, -1, CD_GALLERY_ANY, p, 0)
+            elif kind == CK_PLAZA_VIP_INV:
+                push(s, T_VISITOR_PLAZA, p, 3, 0, 0)
+            elif CONTRACT_BONUS_IS_MONEY[card // 5]:
+                money_bonus(pl)
+            else:
+                influence_bonus(pl)
+    elif t.kind == T_REFILL_PILE:
+        if s.pile_len[t.a] == 0:
+            push(s, T_CH_CONTRACT, -1, t.a, 0, 0)
+    elif t.kind == T_PROMOTE_FINISH:
+        if s.ar_fame[t.a] < FAME_MAX:    # R-ART-3: a celebrity gains no fame
+            push(s, T_FAME_STEPS, p, t.a, 1 + pl.gallery[COLLECTOR], 0)
+    elif t.kind == T_DISCOVER_FINISH:
+        k = t.a                           # RN §3.1
+        if s.ar_collector[k]:
+            s.ar_collector[k] = 0
+            s.plaza[COLLECTOR] += 1
+        s.ar_discovered[k] = 1
+        s.ar_fame[k] = artist_fame0(s, k)
+        s.ar_tokens[k] -= 1
+        pl.commission = k
+
+cdef void reshuffle_contracts(StateC* s) noexcept nogil:
+    """R-CON-1: every contract neither on a player board nor on top of a pile
+    (nor held by a pending placement) becomes the new deck."""
+    cdef uint32_t used = 0
+    cdef int p, k, i
+    for p in range(s.num_players):
+        for k in range(3):
+            if s.players[p].contract[k] >= 0:
+                used |= (<uint32_t>1) << s.players[p].contract[k]
+    for i in range(4):
+        if s.pile_len[i] > 0:
+            s.pile[i][0] = s.pile[i][s.pile_len[i] - 1]
+            for k in range(1, s.pile_len[i]):
+                s.pile[i][k] = -1
+            s.pile_len[i] = 1
+            used |= (<uint32_t>1) << s.pile[i][0]
+    for i in range(s.num_tasks):
+        if s.tasks[i].kind == T_CONTRACT_SLOT:
+            used |= (<uint32_t>1) << s.tasks[i].a
+    s.deck_mask = ((<uint32_t>1) << NUM_CONTRACTS) - 1
+    s.deck_mask &= ~used
+
+cdef void resolve(StateC* s, action_t a) noexcept nogil:
+    """Apply action `a` (legal at the top task) without advancing."""
+    cdef TaskC t = s.tasks[s.num_tasks - 1]
+    cdef int p = t.player, k, i, c, L, f, w, price, base, need, kind, tile, row, col
+    cdef PlayerC* pl = &s.players[p] if p >= 0 else NULL
+    cdef PlayerC* other
+    # tasks that stay on the stack after some of their actions
+    if t.kind == T_TURN_START and (a == A_EA_TICKETS or (A_EA_CONTRACT <= a < A_EA_CONTRACT + 3)):
+        s.ea_used = 1
+        push_ea(s, p, a)
+        return
+    if t.kind == T_TICKET_MOVE and a != A_TMOVE_DONE:
+        k = a - A_TMOVE
+        c = k // 5
+        k = k % 5
+        pl.tickets[c] -= 1
+        s.discards[c] += 1
+        if k == 0:
+            s.plaza[c] -= 1
+            pl.lobby[c] += 1
+        elif k == 1:
+            pl.lobby[c] -= 1
+            pl.gallery[c] += 1
+        else:
+            other = &s.players[(p + k - 1) % s.num_players]
+            other.lobby[c] -= 1
+            s.plaza[c] += 1
+        s.tasks[s.num_tasks - 1].a += 1
+        return
+    s.num_tasks -= 1
+    if t.kind == T_START_LOC:
+        L = a - A_START_LOC
+        s.loc_owner[L] = p
+        s.loc_kind[L] = PIECE_GALLERIST
+        pl.gallerist = L
+        pl.start_tile = s.loc_tile[L]
+        s.loc_tile[L] = -1
+    elif t.kind == T_TURN_START:
+        L = a - A_MOVE
+        i = pl.gallerist
+        do_move(s, p, L)
+        push(s, T_LOC_ACTION, p, L, 0, 0)
+        if i < NUM_LOCATIONS:
+            push(s, T_LEAVE, p, i, 0, 0)
+    elif t.kind == T_LEAVE:
+        if a == A_LEAVE_DESK:
+            pl.desks -= 1
+        elif a != A_LEAVE_NONE:
+            s.loc_owner[a - A_LEAVE_LOC] = -1
+        if a != A_LEAVE_NONE:
+            s.loc_owner[t.a] = p
+            s.loc_kind[t.a] = PIECE_ASSISTANT
+    elif t.kind == T_LOC_ACTION:
+        if a == A_PASS:
+            s.passes += 1
+        else:
+            s.passes = 0
+            push_location_action(s, p, t.a, a - A_ACTION)
+    elif t.kind == T_AFTER_ACTION:
+        if a != A_END_TURN:
+            s.ea_used = 1
+            push_ea(s, p, a)
+    elif t.kind == T_KO:
+        if A_KO_ACTION <= a < A_KO_ACTION + 2:
+            pl.influence = ((pl.influence - 1) // 5) * 5    # RN §2.4
+            push_location_action(s, p, s.ko_loc, a - A_KO_ACTION)
+        elif a != A_KO_PASS:
+            push_ea(s, p, a)
+    elif t.kind == T_DISCOVER:
+        k = a - A_ARTIST              # RN §3.1: the bonus first, then the flip
+        i = s.ar_bonus[k]
+        s.ar_bonus[k] = -1
+        push(s, T_DISCOVER_FINISH, p, k, 0, 0)
+        if i == BONUS_MONEY:
+            money_bonus(pl)
+        elif i == BONUS_INFLUENCE:
+            influence_bonus(pl)
+        elif i == BONUS_FAME:
+            push(s, T_FAME_BONUS, p, 0, 0, 0)
+        elif i == BONUS_TWO_TICKETS:
+            push(s, T_TICKET_PAIR, p, 0, 0, 0)
+        elif i == BONUS_VISITOR:
+            push(s, T_VISITOR_PLAZA, p, 7, 0, 0)
+    elif t.kind == T_BUY:
+        k = a - A_ARTIST              # R-ART-1, RN §3.2
+        f = k >> 1
+        tile = s.stack_top[f]
+        if pl.commission == k:
+            price = artist_fame0(s, k)
+            pl.commission = -1
+        else:
+            price = s.ar_fame[k]
+            s.ar_tokens[k] -= 1
+        need = 0
+        base = WORK_FAME[tile] + pl.gallery[COLLECTOR]
+        if pl.nworks == 3 and not has_masterpiece(s, pl) and s.ar_fame[k] < FAME_MAX:
+            need = _max(0, FAME_MAX - s.ar_fame[k] - base)
+        for c in range(3):            # the visitors on the tile go to the plaza
+            s.plaza[c] += s.top_visitors[f][c]
+            s.top_visitors[f][c] = 0
+        s.stack_top[f] = -1
+        pl.works[pl.nworks] = k
+        pl.nworks += 1
+        pl.acquired[f] += 1
+        push(s, T_CH_TILE, -1, f, 0, 0)
+        push(s, T_BUY_FINISH, p, k, tile, 1 if pl.nworks == 3 else 0)
+        if s.ar_fame[k] < FAME_MAX:
+            push(s, T_FAME_STEPS, p, k, base, need)
+        push(s, T_PAY, p, price, need, 0)
+    elif t.kind == T_PROMOTE:
+        k = a - A_ARTIST              # RN §5.2
+        i = s.ar_promo[k] + 1
+        pl.influence -= i
+        if s.ar_promo[k] > artist_promo0(s, k):
+            s.promo_stock[s.ar_promo[k]] += 1
+        s.promo_stock[i] -= 1
+        s.ar_promo[k] = i
+        push(s, T_PROMOTE_FINISH, p, k, 0, 0)
+        c = PROMO_BONUS[i]
+        if c == PB_ANY_TICKET:
+            push(s, T_TICKET_ANY, p, 0, 0, 0)
+        elif c == PB_INFLUENCE:
+            influence_bonus(pl)
+        elif c == PB_TWO_TICKETS:
+            push(s, T_TICKET_PAIR, p, 0, 0, 0)
+        elif c == PB_MONEY:
+            money_bonus(pl)
+        else:
+            push(s, T_VISITOR_PLAZA, p, 7, 0, 0)
+    elif t.kind == T_FAME_BONUS:
+        k = a - A_ARTIST
+        push(s, T_FAME_STEPS, p, k, pl.gallery[COLLECTOR], 0)
+    elif t.kind == T_PAY:
+        k = a - A_PAY                 # RN §7.2
+        pl.influence = infl_after_money(pl.influence, k)
+        pl.money -= t.a - k
+    elif t.kind == T_FAME_STEPS:
+        k = a - A_FAME                # RN §7.3, R-ART-3
+        pl.influence = infl_after_fame(pl.influence, k)
+        i = s.ar_fame[t.a]
+        s.ar_fame[t.a] = _min(FAME_MAX, i + t.b + k)
+        if i < FAME_MAX and s.ar_fame[t.a] >= FAME_MAX:
+            pl.money += CELEBRITY_MONEY
+    elif t.kind == T_TICKET_ANY or t.kind == T_TICKET_OR:
+        gain_ticket(s, p, a - A_TICKET)
+    elif t.kind == T_TICKET_PAIR:
+        k = a - A_TICKET_PAIR
+        push(s, T_GAIN_TICKET, p, PAIR_B[k], 0, 0)
+        push(s, T_GAIN_TICKET, p, PAIR_A[k], 0, 0)
+    elif t.kind == T_BOX_DISCARD:
+        c = a - A_BOX_DISCARD
+        box_take(s, c)
+        s.discards[c] += 1
+    elif t.kind == T_VISITOR_PLAZA:
+        c = a - A_VISITOR
+        s.plaza[c] -= 1
+        pl.gallery[c] += 1
+    elif t.kind == T_LOBBY_OUT:
+        c = a - A_VISITOR
+        pl.lobby[c] -= 1
+        s.plaza[c] += 1
+    elif t.kind == T_GALLERY_OUT:
+        c = a - A_VISITOR             # R-CON-2: the visitor sets the side
+        pl.gallery[c] -= 1
+        s.plaza[c] += 1
+        if c == VIP:
+            pl.contract_state[t.a] = CS_INFLUENCE
+        elif c == INVESTOR:
+            pl.contract_state[t.a] = CS_MONEY
+        else:
+            push(s, T_ORIENT, p, t.a, 0, 0)
+    elif t.kind == T_ORIENT:
+        pl.contract_state[t.a] = CS_MONEY if a == A_ORIENT else CS_INFLUENCE
+    elif t.kind == T_REP_SPACE:
+        k = a - A_REP_SPACE
+        pl.rep[k] = t.a
+        push_space_bonus(s, p, k)
+    elif t.kind == T_DEAL4:
+        if a == A_DEAL4_YES:          # R-CON-1: one new card on top of each pile
+            for i in range(3, -1, -1):
+                push(s, T_CH_CONTRACT, -1, i, 0, 0)
+    elif t.kind == T_PILE:
+        i = a - A_PILE
+        s.pile_len[i] -= 1
+        k = s.pile[i][s.pile_len[i]]
+        s.pile[i][s.pile_len[i]] = -1
+        push(s, T_REFILL_PILE, p, i, 0, 0)
+        push(s, T_CONTRACT_SLOT, p, k, 0, 0)
+    elif t.kind == T_CONTRACT_SLOT:
+        k = a - A_CSLOT               # R-CON-1
+        if pl.contract[k] >= 0:
+            if pl.contract_asst[k]:
+                assist_home(s, p)
+        else:
+            c = CONTRACT_SLOT_TICKET[k]
+            if c == 3:
+                push(s, T_TICKET_ANY, p, 0, 0, 0)
+            else:
+                push(s, T_GAIN_TICKET, p, c, 0, 0)
+        pl.contract[k] = t.a
+        pl.contract_state[k] = CS_FACE_UP
+        pl.contract_asst[k] = 0
+    elif t.kind == T_SELL:
+        k = a - A_SELL                # RN §4.2
+        w = k // 3
+        c = k % 3
+        i = pl.works[w]
+        pl.money += state_sale_value(s, i)
+        for k in range(w, pl.nworks - 1):
+            pl.works[k] = pl.works[k + 1]
+        pl.nworks -= 1
+        pl.works[pl.nworks] = -1
+        s.ar_tokens[i] += 1
+        pl.sold[i >> 1] += 1
+        if pl.contract_asst[c]:
+            pl.contract_asst[c] = 0
+            assist_home(s, p)
+        pl.contract_state[c] = CS_MONEY
+        if vsum(pl.gallery) > 0:
+            push(s, T_GALLERY_OUT, p, c, 0, 0)
+        else:
+            push(s, T_ORIENT, p, c, 0, 0)
+    elif t.kind == T_HIRE:
+        k = a - A_HIRE + 1            # R-HIRE-1
+        price = 0
+        for i in range(k):
+            price += HIRE_COST[START_QUEUE - pl.queue + i]
+        for i in range(k - 1, -1, -1):
+            push_hire_bonus(s, p, START_QUEUE - pl.queue + i)
+        pl.queue -= k
+        pl.desks += k
+        push(s, T_PAY, p, price, 0, 0)
+    elif t.kind == T_MARKET:
+        k = a - A_MARKET              # RN §6.4-6.5
+        push(s, T_MARKET_FINISH, p, k, 0, 0)
+        if k // 3 >= 4:
+            push(s, T_PAY, p, AUCTION_COST[k // 3 - 4], 0, 0)
+        push(s, T_ASSIST_SRC, p, k, 0, 0)
+    elif t.kind == T_ASSIST_SRC:
+        if a == A_SRC_DESK:
+            pl.desks -= 1
+        elif a == A_SRC_KO:
+            s.ko_owner = -1
+            s.ko_loc = -1
+        else:
+            s.loc_owner[a - A_SRC_LOC] = -1
+        if t.a < 21:
+            s.mk_asst[t.a // 3][t.a % 3] = p
+        else:
+            pl.contract_asst[t.a - 21] = 1
+    elif t.kind == T_CH_VISITOR:
+        c = a - C_VISITOR
+        s.bag[c] -= 1
+        if t.a == CD_TILE:
+            s.top_visitors[t.b][c] += 1
+        else:
+            other = &s.players[t.b]
+            if can_enter_gallery(other, c) and (t.a == CD_GALLERY_ANY or c != COLLECTOR):
+                other.gallery[c] += 1
+            else:
+                s.plaza[c] += 1
+    elif t.kind == T_CH_TILE:
+        k = a - C_TILE
+        s.stack_mask[t.a] &= ~(1 << k)
+        s.stack_top[t.a] = k
+        for i in range(WORK_VISITORS[k]):
+            push(s, T_CH_VISITOR, -1, CD_TILE, t.a, 0)
+    elif t.kind == T_CH_CONTRACT:
+        k = a - C_CONTRACT
+        s.deck_mask &= ~((<uint32_t>1) << k)
+        s.pile[t.a][s.pile_len[t.a]] = k
+        s.pile_len[t.a] += 1
+
+cdef void advance(StateC* s) noexcept nogil:
+    """Run automatic steps and forced choices until a real decision, chance or the end."""
+    cdef action_t buf[MAX_LEGAL]
+    cdef int w[MAX_LEGAL]
+    cdef TaskC* t
+    cdef TaskC tc
+    cdef int n
+    while not s.terminal and s.num_tasks > 0:
+        t = &s.tasks[s.num_tasks - 1]
+        if t.kind > T_AUTO_FIRST:
+            tc = t[0]
+            s.num_tasks -= 1
+            run_auto(s, tc)
+            continue
+        if t.kind >= T_CH_VISITOR:
+            if t.kind == T_CH_CONTRACT and s.deck_mask == 0:
+                reshuffle_contracts(s)
+            if t.kind == T_CH_TILE and s.stack_mask[t.a] == 0:
+                s.num_tasks -= 1      # the stack is used up (RN §3.2)
+                continue
+            n = state_chance_outcomes(s, buf, w)
+        else:
+            n = state_legal_actions(s, buf)
+            if n == 0 and t.kind == T_VISITOR_PLAZA:
+                # R-VIS-1: nothing suitable in the plaza: draw from the bag instead
+                t.b = t.player
+                t.a = CD_GALLERY_ANY if t.a == 7 else CD_GALLERY_VI
+                t.kind = T_CH_VISITOR
+                t.player = -1
+                continue
+        if n == 0:
+            s.num_tasks -= 1
+            continue
+        if n == 1:
+            resolve(s, buf[0])
+            continue
+        return
+
+cdef void state_apply(StateC* s, action_t a) noexcept nogil:
+    resolve(s, a)
+    advance(s)
+
+cdef int state_sample_chance(StateC* s, RngC* rng) noexcept nogil:
+    cdef action_t buf[MAX_LEGAL]
+    cdef int w[MAX_LEGAL]
+    cdef int n = state_chance_outcomes(s, buf, w), i, total = 0, r
+    for i in range(n):
+        total += w[i]
+    r = rng_below(rng, total)
+    for i in range(n):
+        if r < w[i]:
+            return buf[i]
+        r -= w[i]
+    return buf[n - 1]
+
+# ---------------------------------------------------------------- setup
+
+cdef void shuffle_ints(int* arr, int n, RngC* rng) noexcept nogil:
+    cdef int i, j, tmp
+    for i in range(n - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        tmp = arr[i]
+        arr[i] = arr[j]
+        arr[j] = tmp
+
+cdef int draw_bag(StateC* s, RngC* rng) noexcept nogil:
+    cdef int total = vsum(s.bag), r, c
+    if total == 0:
+        return -1
+    r = rng_below(rng, total)
+    for c in range(3):
+        if r < s.bag[c]:
+            s.bag[c] -= 1
+            return c
+        r -= s.bag[c]
+    return -1
+
+cdef void state_init(StateC* s, int num_players, uint64_t seed) noexcept nogil:
+    """Setup (RN §1.7, seed 000/001): every shuffle is resolved from `seed`."""
+    cdef RngC rng
+    cdef int n = num_players, p, f, a, i, j, k, c, first_blue
+    cdef int bonus[10]
+    cdef int tiles[20]
+    cdef int aside[4]
+    cdef int forms[4]
+    cdef int cards[4]
+    cdef PlayerC* pl
+    memset(s, 0, sizeof(StateC))
+    rng.s = seed
+    s.num_players = n
+    s.ko_owner = -1
+    s.ko_loc = -1
+    s.lac_loc = -1
+    for i in range(4):
+        s.loc_owner[i] = -1
+        s.loc_tile[i] = -1
+        s.pile_len[i] = 0
+        for j in range(MAX_PILE):
+            s.pile[i][j] = -1
+    for i in range(4):
+        for j in range(3):
+            s.mk_tile[i][j] = -1
+    for i in range(7):
+        for j in range(3):
+            s.mk_asst[i][j] = -1
+    for c in range(3):
+        s.bag[c] = VISITORS_TOTAL[n][c]
+        s.box[c] = TICKETS_PER_COLOUR[n]
+    # artists (C§3): one blue and one red tile per form; the first blue drawn is face up
+    first_blue = rng_below(&rng, 4)
+    j = 0
+    for k in range(5):
+        for i in range(ARTIST_BONUS_COUNT[k]):
+            bonus[j] = k
+            j += 1
+    shuffle_ints(bonus, 10, &rng)
+    j = 0
+    for a in range(NUM_ARTISTS):
+        s.ar_variant[a] = rng_below(&rng, 2)
+        s.ar_fame[a] = artist_fame0(s, a)
+        s.ar_promo[a] = artist_promo0(s, a)
+        s.ar_tokens[a] = 2
+        if a == 2 * first_blue:
+            s.ar_discovered[a] = 1
+            s.ar_bonus[a] = -1
+        else:
+            s.ar_bonus[a] = bonus[j]
+            j += 1
+        if a & 1:
+            s.ar_collector[a] = 1
+            s.bag[COLLECTOR] -= 1
+    for i in range(1, 6):
+        s.promo_stock[i] = PROMO_TOKENS
+    # works of art (C§5): one tile per form set aside, the top tile face up with visitors
+    for f in range(4):
+        aside[f] = rng_below(&rng, 8)
+        s.stack_mask[f] = 0xFF & ~(1 << aside[f])
+        k = rng_below(&rng, 7)
+        for i in range(8):
+            if (s.stack_mask[f] >> i) & 1:
+                if k == 0:
+                    s.stack_top[f] = i
+                    s.stack_mask[f] &= ~(1 << i)
+                    break
+                k -= 1
+        for i in range(WORK_VISITORS[s.stack_top[f]]):
+            c = draw_bag(s, &rng)
+            if c >= 0:
+                s.top_visitors[f][c] += 1
+    for f in range(4):
+        forms[f] = f
+    shuffle_ints(forms, 4, &rng)
+    for i in range(MAX_EASELS):
+        s.easel[i] = forms[i] if i < EASELS[n] else -1
+    # contracts (C§6): four dealt face up, the rest is the deck
+    s.deck_mask = ((<uint32_t>1) << NUM_CONTRACTS) - 1
+    for i in range(4):
+        k = rng_below(&rng, NUM_CONTRACTS - i)
+        for j in range(NUM_CONTRACTS):
+            if (s.deck_mask >> j) & 1:
+                if k == 0:
+                    s.deck_mask &= ~((<uint32_t>1) << j)
+                    s.pile[i][0] = j
+                    s.pile_len[i] = 1
+                    break
+                k -= 1
+    # reputation tiles (C§7): 12 (8 with <= 2 players) in the market, 4 by the locations
+    for i in range(20):
+        tiles[i] = i
+    shuffle_ints(tiles, 20, &rng)
+    k = 0
+    for i in range(4):
+        for j in range(3):
+            if market_cols_used(s, j):
+                s.mk_tile[i][j] = tiles[k]
+                k += 1
+    for i in range(4):
+        s.loc_tile[i] = tiles[k]
+        k += 1
+    # plaza and lobbies
+    for i in range(4):
+        c = draw_bag(s, &rng)
+        if c >= 0:
+            s.plaza[c] += 1
+    for c in range(4):
+        cards[c] = c
+    shuffle_ints(cards, 4, &rng)
+    for p in range(n):
+        pl = &s.players[p]
+        pl.money = START_MONEY
+        pl.influence = START_INFLUENCE
+        pl.desks = START_DESKS
+        pl.queue = START_QUEUE
+        pl.gallerist = GAL_HOME
+        pl.commission = -1
+        pl.start_tile = -1
+        pl.auction_work = -1
+        for i in range(4):
+            pl.works[i] = -1
+        for i in range(6):
+            pl.rep[i] = -1
+        for i in range(3):
+            pl.contract[i] = -1
+        pl.curator = cards[p]
+        c = draw_bag(s, &rng)
+        if c >= 0:
+            pl.lobby[c] += 1
+    shuffle_ints(cards, 4, &rng)
+    for p in range(n):
+        s.players[p].dealer = cards[p]
+    # start locations, in reverse turn order (RN §1.7)
+    push(s, T_BEGIN_GAME, -1, 0, 0, 0)
+    for p in range(n):
+        push(s, T_START_LOC, p, 0, 0, 0)
+    advance(s)
+
+# ---------------------------------------------------------------- results
+
+cdef void state_final_money(const StateC* s, int* out) noexcept nogil:
+    cdef int p
+    for p in range(s.num_players):
+        out[p] = s.players[p].money
+
+cdef inline int assistants_in_play(const PlayerC* p) noexcept nogil:
+    return 10 - p.queue - p.removed
+
+cdef int compare_players(const StateC* s, int a, int b) noexcept nogil:
+    """R-END-2: money, then works acquired, gallery visitors, assistants in play."""
+    cdef const PlayerC* x = &s.players[a]
+    cdef const PlayerC* y = &s.players[b]
+    if x.money != y.money:
+        return 1 if x.money > y.money else -1
+    if total_acquired(x) != total_acquired(y):
+        return 1 if total_acquired(x) > total_acquired(y) else -1
+    if vsum(x.gallery) != vsum(y.gallery):
+        return 1 if vsum(x.gallery) > vsum(y.gallery) else -1
+    if assistants_in_play(x) != assistants_in_play(y):
+        return 1 if assistants_in_play(x) > assistants_in_play(y) else -1
+    return 0
+
+cdef void state_returns(const StateC* s, double* out) noexcept nogil:
+    """At the end: 1 shared equally among the winners, 0 to the others; 0 before."""
+    cdef int p, q, nwin = 0
+    cdef int win[MAX_PLAYERS]
+    for p in range(s.num_players):
+        out[p] = 0.0
+        win[p] = 0
+    if not s.terminal:
+        return
+    for p in range(s.num_players):
+        win[p] = 1
+        for q in range(s.num_players):
+            if compare_players(s, q, p) > 0:
+                win[p] = 0
+        nwin += win[p]
+    for p in range(s.num_players):
+        if win[p]:
+            out[p] = 1.0 / nwin
+
+cdef void state_resample_hidden(StateC* s, int player, RngC* rng) noexcept nogil:
+    """Deal the Curator and Art Dealer cards `player` cannot see from those it has not
+    seen (its own are the only ones it knows)."""
+    cdef int cur[4]
+    cdef int dea[4]
+    cdef int nc = 0, nd = 0, c, p, known_c, known_d
+    known_c = s.players[player].curator if player >= 0 else -1
+    known_d = s.players[player].dealer if player >= 0 else -1
+    for c in range(4):
+        if c != known_c:
+            cur[nc] = c
+            nc += 1
+        if c != known_d:
+            dea[nd] = c
+            nd += 1
+    shuffle_ints(cur, nc, rng)
+    shuffle_ints(dea, nd, rng)
+    nc = 0
+    nd = 0
+    for p in range(s.num_players):
+        if p == player:
+            continue
+        s.players[p].curator = cur[nc]
+        s.players[p].dealer = dea[nd]
+        nc += 1
+        nd += 1
+
+# ---------------------------------------------------------------- invariants (RULES.md §4)
+
+cdef int state_check_invariants(const StateC* s) noexcept nogil:
+    """0 when every invariant holds, else a code naming the first broken one:
+    1 visitors, 2 tickets, 3 assistants, 4 money, 5 influence, 6 fame, 7 collector limit,
+    8 signature tokens."""
+    cdef int n = s.num_players, c, p, L, r, k, a, tot, i
+    cdef const PlayerC* pl
+    for c in range(3):
+        tot = s.bag[c] + s.plaza[c]
+        for p in range(n):
+            tot += s.players[p].lobby[c] + s.players[p].gallery[c]
+        for k in range(4):
+            tot += s.top_visitors[k][c]
+        if c == COLLECTOR:
+            for a in range(NUM_ARTISTS):
+                tot += s.ar_collector[a]
+        if tot != VISITORS_TOTAL[n][c]:
+            return 1
+        tot = s.box[c] + s.discards[c]
+        for p in range(n):
+            tot += s.players[p].tickets[c]
+        if tot != TICKETS_PER_COLOUR[n] or s.box[c] < 0 or s.discards[c] < 0:
+            return 2
+    for p in range(n):
+        pl = &s.players[p]
+        tot = pl.queue + pl.desks + pl.removed
+        for L in range(NUM_LOCATIONS):
+            if s.loc_owner[L] == p and s.loc_kind[L] == PIECE_ASSISTANT:
+                tot += 1
+        for r in range(7):
+            for c in range(3):
+                if s.mk_asst[r][c] == p:
+                    tot += 1
+        for k in range(3):
+            tot += pl.contract_asst[k]
+        if s.ko_owner == p and s.ko_kind == PIECE_ASSISTANT:
+            tot += 1
+        if tot != 10 or pl.desks < 0 or pl.desks > NUM_DESKS or pl.queue < 0:
+            return 3
+        if pl.money < 0:
+            return 4
+        if pl.influence < 0 or pl.influence > INFLUENCE_MAX:
+            return 5
+        if not (pl.gallery[COLLECTOR] <= 1 + total_sold(pl)):
+            return 7
+    for a in range(NUM_ARTISTS):
+        if s.ar_fame[a] < 1 or s.ar_fame[a] > FAME_MAX:
+            return 6
+        tot = s.ar_tokens[a]
+        for p in range(n):
+            pl = &s.players[p]
+            if pl.commission == a:
+                tot += 1
+            for i in range(pl.nworks):
+                if pl.works[i] == a:
+                    tot += 1
+        if tot != 2:
+            return 8
+    return 0
+
+# ---------------------------------------------------------------- playouts
+
+cdef long playout_random(StateC* s, RngC* rng, int max_decisions) noexcept nogil:
+    """Uniform random play to the end (or max_decisions); returns decisions made."""
+    cdef action_t buf[MAX_LEGAL]
+    cdef long d = 0
+    cdef int n
+    while not s.terminal and s.num_tasks > 0 and d < max_decisions:
+        if state_is_chance(s):
+            state_apply(s, <action_t>state_sample_chance(s, rng))
+        else:
+            n = state_legal_actions(s, buf)
+            state_apply(s, buf[rng_below(rng, n)])
+            d += 1
+    return d

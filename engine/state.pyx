@@ -1,0 +1,544 @@
+# cython: language_level=3
+"""GameState: the thin Python wrapper around one StateC.
+
+It checks arguments, converts values and raises errors; the rules are in _core.pyx.
+"""
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memcpy, memcmp, memset
+from libc.stdint cimport uint64_t
+from cpython.bytes cimport PyBytes_FromStringAndSize
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+from engine._core cimport (
+    StateC, RngC, action_t, MAX_LEGAL, NUM_ACTIONS, PLAYER_CHANCE, PLAYER_TERMINAL,
+    MAX_TURNS_PER_PLAYER, MAX_TASKS, state_init, state_current_player, state_legal_actions,
+    state_chance_outcomes, state_apply, state_is_legal, state_sample_chance, state_returns,
+    state_check_invariants, state_resample_hidden, playout_random, rng_next, rng_below,
+    state_sale_value,
+)
+from engine._core cimport ActionBase, TaskC, PlayerC
+cimport engine._core as core
+
+include "_raw.pxi"
+
+
+from engine.errors import IllegalActionError, InvalidStateError
+
+CHANCE = PLAYER_CHANCE
+TERMINAL = PLAYER_TERMINAL
+NUM_DISTINCT_ACTIONS = NUM_ACTIONS
+MAX_DECISIONS_PER_TURN = 128
+#: Upper bound on the number of actions (decisions and chance events) of any game.
+MAX_GAME_LENGTH = 2 * MAX_TURNS_PER_PLAYER * 4 * MAX_DECISIONS_PER_TURN + 64
+
+ACTION_BASES = {
+    "start": core.A_START_LOC, "move": core.A_MOVE, "ea-tickets": core.A_EA_TICKETS,
+    "ea-contract": core.A_EA_CONTRACT, "leave-none": core.A_LEAVE_NONE,
+    "leave-desk": core.A_LEAVE_DESK, "leave": core.A_LEAVE_LOC, "action": core.A_ACTION,
+    "pass": core.A_PASS, "end-turn": core.A_END_TURN, "ko-pass": core.A_KO_PASS,
+    "ko-action": core.A_KO_ACTION, "artist": core.A_ARTIST, "pay-influence": core.A_PAY,
+    "fame": core.A_FAME, "ticket": core.A_TICKET, "tickets": core.A_TICKET_PAIR,
+    "box-discard": core.A_BOX_DISCARD, "visitor": core.A_VISITOR,
+    "rep-space": core.A_REP_SPACE, "deal4-no": core.A_DEAL4_NO, "deal4-yes": core.A_DEAL4_YES,
+    "pile": core.A_PILE, "contract-slot": core.A_CSLOT, "sell": core.A_SELL,
+    "orient": core.A_ORIENT, "hire": core.A_HIRE, "market": core.A_MARKET,
+    "from-desk": core.A_SRC_DESK, "from-location": core.A_SRC_LOC, "from-ko": core.A_SRC_KO,
+    "ticket-move": core.A_TMOVE, "tickets-done": core.A_TMOVE_DONE,
+    "solo-discard": core.A_DISCARD_LARGEST, "chance-visitor": core.C_VISITOR,
+    "chance-tile": core.C_TILE, "chance-contract": core.C_CONTRACT,
+}
+
+TASK_KINDS = {
+    "T_START_LOC": core.T_START_LOC,
+    "T_TURN_START": core.T_TURN_START,
+    "T_LEAVE": core.T_LEAVE,
+    "T_LOC_ACTION": core.T_LOC_ACTION,
+    "T_AFTER_ACTION": core.T_AFTER_ACTION,
+    "T_KO": core.T_KO,
+    "T_DISCOVER": core.T_DISCOVER,
+    "T_BUY": core.T_BUY,
+    "T_PROMOTE": core.T_PROMOTE,
+    "T_PAY": core.T_PAY,
+    "T_FAME_STEPS": core.T_FAME_STEPS,
+    "T_FAME_BONUS": core.T_FAME_BONUS,
+    "T_TICKET_ANY": core.T_TICKET_ANY,
+    "T_TICKET_PAIR": core.T_TICKET_PAIR,
+    "T_TICKET_OR": core.T_TICKET_OR,
+    "T_BOX_DISCARD": core.T_BOX_DISCARD,
+    "T_VISITOR_PLAZA": core.T_VISITOR_PLAZA,
+    "T_LOBBY_OUT": core.T_LOBBY_OUT,
+    "T_GALLERY_OUT": core.T_GALLERY_OUT,
+    "T_ORIENT": core.T_ORIENT,
+    "T_REP_SPACE": core.T_REP_SPACE,
+    "T_DEAL4": core.T_DEAL4,
+    "T_PILE": core.T_PILE,
+    "T_CONTRACT_SLOT": core.T_CONTRACT_SLOT,
+    "T_SELL": core.T_SELL,
+    "T_HIRE": core.T_HIRE,
+    "T_MARKET": core.T_MARKET,
+    "T_ASSIST_SRC": core.T_ASSIST_SRC,
+    "T_TICKET_MOVE": core.T_TICKET_MOVE,
+    "T_DISCARD_LARGEST": core.T_DISCARD_LARGEST,
+    "T_CH_VISITOR": core.T_CH_VISITOR,
+    "T_CH_TILE": core.T_CH_TILE,
+    "T_CH_CONTRACT": core.T_CH_CONTRACT,
+    "T_AUTO_FIRST": core.T_AUTO_FIRST,
+    "T_GAIN_TICKET": core.T_GAIN_TICKET,
+    "T_END_TURN": core.T_END_TURN,
+    "T_KO_DONE": core.T_KO_DONE,
+    "T_BUY_FINISH": core.T_BUY_FINISH,
+    "T_FREE_HIRE": core.T_FREE_HIRE,
+    "T_MONEY_BONUS": core.T_MONEY_BONUS,
+    "T_INFLUENCE_BONUS": core.T_INFLUENCE_BONUS,
+    "T_GAIN_INFLUENCE": core.T_GAIN_INFLUENCE,
+    "T_MARKET_FINISH": core.T_MARKET_FINISH,
+    "T_CONTRACT_BONUS": core.T_CONTRACT_BONUS,
+    "T_REFILL_PILE": core.T_REFILL_PILE,
+    "T_PROMOTE_FINISH": core.T_PROMOTE_FINISH,
+    "T_BEGIN_GAME": core.T_BEGIN_GAME,
+    "T_FINISH_TURN": core.T_FINISH_TURN,
+    "T_DISCOVER_FINISH": core.T_DISCOVER_FINISH,
+}
+
+INVARIANT_NAMES = {
+    1: "visitors: bag + plaza + lobbies + galleries + works + red artists != the count for the player count",
+    2: "tickets: box office + discards + held != the stock for the player count",
+    3: "assistants: queue + desks + locations + market + contracts + kicked-out + removed != 10",
+    4: "money is negative",
+    5: "influence is outside 0..35",
+    6: "an artist's fame is outside 1..19",
+    7: "a gallery holds more collectors than 1 + works sold",
+    8: "signature tokens: on the artist + in galleries + on a commission space != 2",
+}
+
+
+cdef double _now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+def _check_players(num_players):
+    if isinstance(num_players, bool) or not isinstance(num_players, int):
+        raise ValueError(f"num_players must be an int, got {type(num_players).__name__}")
+    if num_players not in (2, 3, 4):
+        raise ValueError(f"num_players must be 2, 3 or 4, got {num_players}")
+
+
+def _check_seed(seed):
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(f"seed must be an int, got {type(seed).__name__}")
+    return seed & 0xFFFFFFFFFFFFFFFF
+
+
+cdef class GameState:
+    """One game of The Gallerist at one decision point, chance event or the end.
+
+    Create it with `engine.new_game`. Actions are ints in [0, NUM_DISTINCT_ACTIONS);
+    `action_to_string` gives their notation.
+    """
+
+    def __cinit__(self):
+        self._undo = NULL
+        self._undo_len = 0
+        self._undo_cap = 0
+        self._history = []
+
+    def __dealloc__(self):
+        if self._undo != NULL:
+            free(self._undo)
+
+    cdef void _push_undo(self) except *:
+        cdef StateC* grown
+        cdef int cap
+        if self._undo_len == self._undo_cap:
+            cap = 64 if self._undo_cap == 0 else 2 * self._undo_cap
+            grown = <StateC*>realloc(self._undo, cap * sizeof(StateC))
+            if grown == NULL:
+                raise MemoryError("undo stack")
+            self._undo = grown
+            self._undo_cap = cap
+        memcpy(&self._undo[self._undo_len], &self.s, sizeof(StateC))
+        self._undo_len += 1
+
+    cdef void _apply_unchecked(self, int action) except *:
+        self._push_undo()
+        state_apply(&self.s, <action_t>action)
+        self._history.append(action)
+
+    # ---- basic queries
+    @property
+    def num_players(self) -> int:
+        return self.s.num_players
+
+    @property
+    def current_player(self) -> int:
+        """The player to decide, or engine.CHANCE / engine.TERMINAL."""
+        return state_current_player(&self.s)
+
+    @property
+    def turn_player(self) -> int:
+        return self.s.turn_player
+
+    @property
+    def history(self) -> list:
+        return list(self._history)
+
+    def is_chance(self) -> bool:
+        return state_current_player(&self.s) == PLAYER_CHANCE
+
+    def is_terminal(self) -> bool:
+        return bool(self.s.terminal)
+
+    def legal_actions(self) -> list:
+        """The actions of the player to decide, ascending; empty at chance points and the end."""
+        cdef action_t buf[MAX_LEGAL]
+        cdef int n = state_legal_actions(&self.s, buf)
+        return [buf[i] for i in range(n)]
+
+    def chance_outcomes(self) -> list:
+        """(action, probability) pairs at a chance point, ascending; probabilities sum to 1."""
+        cdef action_t buf[MAX_LEGAL]
+        cdef int w[MAX_LEGAL]
+        cdef int n = state_chance_outcomes(&self.s, buf, w), i, total = 0
+        if not self.is_chance():
+            return []
+        for i in range(n):
+            total += w[i]
+        return [(buf[i], w[i] / total) for i in range(n)]
+
+    def apply(self, action) -> None:
+        """Apply a legal action (or chance outcome). Raises IllegalActionError saying why."""
+        if isinstance(action, bool) or not isinstance(action, int):
+            raise IllegalActionError(f"action must be an int, got {type(action).__name__}")
+        if self.s.terminal:
+            raise IllegalActionError(f"action {action}: the game is over")
+        if not 0 <= action < NUM_ACTIONS:
+            raise IllegalActionError(f"action {action} is outside 0..{NUM_ACTIONS - 1}")
+        if not state_is_legal(&self.s, <action_t>action):
+            from engine.actions import action_to_string, describe_decision
+            legal = self.legal_actions() if not self.is_chance() else [a for a, _ in self.chance_outcomes()]
+            raise IllegalActionError(
+                f"action {action} ({action_to_string(action)}) is not legal now: "
+                f"{describe_decision(self)}; legal: "
+                + ", ".join(action_to_string(a) for a in legal))
+        self._apply_unchecked(action)
+
+    def apply_random_chance(self, seed) -> int:
+        """At a chance point, apply an outcome drawn with its probability; returns it."""
+        cdef RngC rng
+        if not self.is_chance():
+            raise IllegalActionError("not at a chance point")
+        rng.s = _check_seed(seed)
+        rng_next(&rng)
+        cdef int a = state_sample_chance(&self.s, &rng)
+        self._apply_unchecked(a)
+        return a
+
+    def undo(self) -> int:
+        """Take back the last action; returns it. Restores the previous state exactly."""
+        if self._undo_len == 0:
+            raise IllegalActionError("nothing to undo")
+        self._undo_len -= 1
+        memcpy(&self.s, &self._undo[self._undo_len], sizeof(StateC))
+        return self._history.pop()
+
+    def copy(self):
+        """An independent copy, history and undo included."""
+        cdef GameState other = GameState.__new__(GameState)
+        memcpy(&other.s, &self.s, sizeof(StateC))
+        if self._undo_len:
+            other._undo = <StateC*>malloc(self._undo_len * sizeof(StateC))
+            if other._undo == NULL:
+                raise MemoryError("undo stack")
+            memcpy(other._undo, self._undo, self._undo_len * sizeof(StateC))
+            other._undo_cap = self._undo_len
+            other._undo_len = self._undo_len
+        other._history = list(self._history)
+        return other
+
+    def clone_position(self):
+        """A copy of the position alone (no history, nothing to undo): the cheap copy."""
+        cdef GameState other = GameState.__new__(GameState)
+        other.s = self.s
+        return other
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def __eq__(self, other):
+        if not isinstance(other, GameState):
+            return NotImplemented
+        return self.state_bytes() == (<GameState>other).state_bytes()
+
+    def __hash__(self):
+        return hash(self.state_bytes())
+
+    def state_bytes(self) -> bytes:
+        """The raw struct, for exact comparisons (undo, copies, determinism)."""
+        return PyBytes_FromStringAndSize(<char*>&self.s, sizeof(StateC))
+
+    # ---- results
+    def money(self) -> list:
+        return [self.s.players[p].money for p in range(self.s.num_players)]
+
+    def influence(self) -> list:
+        return [self.s.players[p].influence for p in range(self.s.num_players)]
+
+    def returns(self) -> list:
+        """At the end: 1 shared equally among the winners (R-END-2), 0 to the others.
+        All zeros before the end."""
+        cdef double out[4]
+        state_returns(&self.s, out)
+        return [out[p] for p in range(self.s.num_players)]
+
+    def winners(self) -> list:
+        return [p for p, r in enumerate(self.returns()) if r > 0]
+
+    def final_scores(self) -> list:
+        """Per player, the money of each final scoring step (RN §9.2), and the total."""
+        if not self.s.terminal:
+            raise IllegalActionError("final scores exist only at the end of the game")
+        steps = ("majorities", "reputation", "exhibition", "auction", "curator", "dealer",
+                 "influence", "total")
+        out = []
+        for p in range(self.s.num_players):
+            d = {steps[i]: self.s.players[p].score[i] for i in range(8)}
+            d["money"] = self.s.players[p].money
+            out.append(d)
+        return out
+
+    def sale_value(self, artist: int) -> int:
+        if not 0 <= artist < 8:
+            raise ValueError(f"artist must be 0..7, got {artist}")
+        return state_sale_value(&self.s, artist)
+
+    def check_invariants(self) -> None:
+        """Raise InvalidStateError naming the first broken invariant of RULES.md §4."""
+        cdef int code = state_check_invariants(&self.s)
+        if code:
+            raise InvalidStateError(INVARIANT_NAMES[code])
+
+    # ---- hidden information
+    def view(self, player: int):
+        """What `player` may know: the opponents' Curator and Art Dealer cards hidden (-1)."""
+        self._check_player(player)
+        cdef GameState v = self.clone_position()
+        for p in range(self.s.num_players):
+            if p != player:
+                v.s.players[p].curator = -1
+                v.s.players[p].dealer = -1
+        return v
+
+    def resample_hidden(self, player: int, seed):
+        """A copy in which everything `player` cannot see is a fresh consistent sample."""
+        self._check_player(player)
+        cdef RngC rng
+        rng.s = _check_seed(seed)
+        rng_next(&rng)
+        cdef GameState v = self.clone_position()
+        if self.s.players[player].curator < 0 or self.s.players[player].dealer < 0:
+            raise InvalidStateError(f"player {player}'s own cards are unknown in this state")
+        state_resample_hidden(&v.s, player, &rng)
+        return v
+
+    def hidden_known(self) -> bool:
+        """True when every player's cards are known (a full state, not a view)."""
+        return all(self.s.players[p].curator >= 0 and self.s.players[p].dealer >= 0
+                   for p in range(self.s.num_players))
+
+    def _check_player(self, player):
+        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < self.s.num_players:
+            raise ValueError(f"player must be an int in 0..{self.s.num_players - 1}, got {player!r}")
+
+    # ---- notation, rendering, serialization (implemented in Python modules)
+    def action_to_string(self, action) -> str:
+        from engine.actions import action_to_string
+        return action_to_string(action)
+
+    def string_to_action(self, text) -> int:
+        from engine.actions import string_to_action
+        return string_to_action(text)
+
+    def render(self) -> str:
+        from engine.render import render
+        return render(self)
+
+    def to_dict(self) -> dict:
+        from engine.serialize import state_to_dict
+        return state_to_dict(self)
+
+    def to_proto(self):
+        from engine.serialize import state_to_proto
+        return state_to_proto(self)
+
+    def to_json(self) -> str:
+        from engine.serialize import state_to_json
+        return state_to_json(self)
+
+    @staticmethod
+    def from_json(text):
+        from engine.serialize import state_from_json
+        return state_from_json(text)
+
+    @staticmethod
+    def from_proto(msg):
+        from engine.serialize import state_from_proto
+        return state_from_proto(msg)
+
+    def __repr__(self):
+        return f"GameState.from_json({self.to_json()!r})"
+
+    def __reduce__(self):
+        return (GameState.from_json, (self.to_json(),))
+
+    # ---- raw access for engine.serialize (validated there before it reaches C)
+    def _raw(self) -> dict:
+        return state_to_raw(&self.s)
+
+    @staticmethod
+    def _from_raw(dict raw, list history=None):
+        """Build a state from a raw dict that engine.serialize has validated."""
+        cdef GameState g = GameState.__new__(GameState)
+        raw_to_state(raw, &g.s)
+        if history:
+            g._history = list(history)
+        return g
+
+    def _invariant_code(self) -> int:
+        return state_check_invariants(&self.s)
+
+
+def new_game(num_players: int = 2, seed: int = 0) -> GameState:
+    """A new game after setup; every setup shuffle is resolved from `seed`.
+
+    >>> s = new_game(num_players=2, seed=1)
+    >>> s.current_player
+    1
+    """
+    _check_players(num_players)
+    cdef uint64_t sd = _check_seed(seed)
+    cdef int n = num_players
+    cdef GameState g = GameState.__new__(GameState)
+    with nogil:
+        state_init(&g.s, n, sd)
+    return g
+
+
+def random_playouts(num_players: int = 2, games: int = 100, seed: int = 0) -> dict:
+    """Play `games` uniformly random games entirely in C, without the GIL.
+
+    Returns games, decisions (player decisions), chance (chance events), seconds,
+    and the mean money of each seat at the end.
+    """
+    _check_players(num_players)
+    if isinstance(games, bool) or not isinstance(games, int) or games < 0:
+        raise ValueError(f"games must be a non-negative int, got {games!r}")
+    cdef uint64_t sd = _check_seed(seed)
+    cdef StateC s
+    cdef RngC rng
+    cdef long decisions = 0, total_money = 0, i
+    cdef long g, ng = games
+    cdef int p, n = num_players, unfinished = 0
+    cdef double t0, t1
+    cdef long money[4]
+    for p in range(4):
+        money[p] = 0
+    rng.s = sd
+    with nogil:
+        t0 = _now()
+        for g in range(ng):
+            state_init(&s, n, rng_next(&rng))
+            decisions += playout_random(&s, &rng, 1000000)
+            if not s.terminal:
+                unfinished += 1
+            for p in range(n):
+                money[p] += s.players[p].money
+        t1 = _now()
+    return {
+        "games": games,
+        "decisions": decisions,
+        "seconds": t1 - t0,
+        "unfinished": unfinished,
+        "mean_money": [money[p] / games if games else 0.0 for p in range(n)],
+    }
+
+
+def bench_core(num_players: int = 2, iterations: int = 100000, seed: int = 0) -> dict:
+    """C-level timings for bench/: struct copies, memcpy, apply+undo, legal actions."""
+    _check_players(num_players)
+    cdef int np = num_players
+    cdef StateC s, t, snap
+    cdef StateC* states
+    cdef RngC rng
+    cdef action_t buf[MAX_LEGAL]
+    cdef long i, it = iterations, count = 0, k
+    cdef int n, m
+    cdef double t0, t1, t_copy, t_memcpy, t_apply, t_undo, t_legal
+    cdef long applies = 0
+    rng.s = _check_seed(seed)
+    # a pool of mid-game positions to work on
+    states = <StateC*>malloc(64 * sizeof(StateC))
+    if states == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for k in range(64):
+                state_init(&states[k], np, rng_next(&rng))
+                playout_random(&states[k], &rng, 20 + rng_below(&rng, 150))
+            t0 = _now()
+            for i in range(it):
+                t = states[i & 63]
+                count += t.num_tasks
+            t1 = _now()
+            t_copy = t1 - t0
+            t0 = _now()
+            for i in range(it):
+                memcpy(&t, &states[i & 63], sizeof(StateC))
+                count += t.num_tasks
+            t1 = _now()
+            t_memcpy = t1 - t0
+            t0 = _now()
+            for i in range(it):
+                n = state_legal_actions(&states[i & 63], buf)
+                count += n
+            t1 = _now()
+            t_legal = t1 - t0
+            # apply (with its snapshot) and undo, timed separately on the same actions
+            t_apply = 0
+            t_undo = 0
+            for i in range(it):
+                s = states[i & 63]
+                if s.terminal:
+                    continue
+                if state_current_player(&s) == PLAYER_CHANCE:
+                    m = state_sample_chance(&s, &rng)
+                else:
+                    n = state_legal_actions(&s, buf)
+                    m = buf[rng_below(&rng, n)]
+                t0 = _now()
+                snap = s
+                state_apply(&s, <action_t>m)
+                t1 = _now()
+                t_apply += t1 - t0
+                t0 = _now()
+                s = snap
+                t1 = _now()
+                t_undo += t1 - t0
+                applies += 1
+                count += s.num_tasks
+    finally:
+        free(states)
+    return {
+        "iterations": iterations,
+        "state_bytes": sizeof(StateC),
+        "copy_per_s": it / t_copy if t_copy > 0 else float("inf"),
+        "memcpy_per_s": it / t_memcpy if t_memcpy > 0 else float("inf"),
+        "legal_per_s": it / t_legal if t_legal > 0 else float("inf"),
+        "apply_per_s": applies / t_apply if t_apply > 0 else float("inf"),
+        "undo_per_s": applies / t_undo if t_undo > 0 else float("inf"),
+        "_sink": count,
+    }
