@@ -107,7 +107,7 @@ cdef enum TaskKind:
     T_DISCOVER_FINISH       # artist a: collector to the plaza, flip, commission
 
 # The action space: one fixed range per kind of decision (see engine/actions.py).
-cdef enum ActionBase:
+cdef enum:  # ActionBase
     A_START_LOC = 0          # 4: start location
     A_MOVE = 4               # 4: move the gallerist to a location
     A_EA_TICKETS = 8         # 1: executive action: spend tickets
@@ -266,3 +266,4 @@ cdef int state_check_invariants(const StateC* s) noexcept nogil
 cdef int state_sale_value(const StateC* s, int artist) noexcept nogil
 cdef void state_resample_hidden(StateC* s, int player, RngC* rng) noexcept nogil
 cdef long playout_random(StateC* s, RngC* rng, int max_decisions) noexcept nogil
+cdef void state_score_now(const StateC* s, double* out) noexcept nogil

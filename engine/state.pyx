@@ -16,7 +16,7 @@ from engine._core cimport (
     state_check_invariants, state_resample_hidden, playout_random, rng_next, rng_below,
     state_sale_value,
 )
-from engine._core cimport ActionBase, TaskC, PlayerC
+from engine._core cimport TaskC, PlayerC
 cimport engine._core as core
 
 include "_raw.pxi"
@@ -205,7 +205,7 @@ cdef class GameState:
             return []
         for i in range(n):
             total += w[i]
-        return [(buf[i], w[i] / total) for i in range(n)]
+        return [(buf[i], (<double>w[i]) / total) for i in range(n)]
 
     def apply(self, action) -> None:
         """Apply a legal action (or chance outcome). Raises IllegalActionError saying why."""
@@ -278,8 +278,11 @@ cdef class GameState:
         return hash(self.state_bytes())
 
     def state_bytes(self) -> bytes:
-        """The raw struct, for exact comparisons (undo, copies, determinism)."""
-        return PyBytes_FromStringAndSize(<char*>&self.s, sizeof(StateC))
+        """The struct's bytes, canonical (task slots above the stack top zeroed), for
+        exact comparisons: undo, copies, determinism and serialization round trips."""
+        cdef StateC c = self.s
+        memset(&c.tasks[c.num_tasks], 0, (MAX_TASKS - c.num_tasks) * sizeof(TaskC))
+        return PyBytes_FromStringAndSize(<char*>&c, sizeof(StateC))
 
     # ---- results
     def money(self) -> list:
@@ -324,9 +327,11 @@ cdef class GameState:
 
     # ---- hidden information
     def view(self, player: int):
-        """What `player` may know: the opponents' Curator and Art Dealer cards hidden (-1)."""
+        """What `player` may know: the opponents' Curator and Art Dealer cards hidden (-1).
+        The view keeps the history (for tree reuse) but cannot be undone."""
         self._check_player(player)
         cdef GameState v = self.clone_position()
+        v._history = list(self._history)
         for p in range(self.s.num_players):
             if p != player:
                 v.s.players[p].curator = -1
@@ -340,6 +345,7 @@ cdef class GameState:
         rng.s = _check_seed(seed)
         rng_next(&rng)
         cdef GameState v = self.clone_position()
+        v._history = list(self._history)
         if self.s.players[player].curator < 0 or self.s.players[player].dealer < 0:
             raise InvalidStateError(f"player {player}'s own cards are unknown in this state")
         state_resample_hidden(&v.s, player, &rng)
@@ -467,78 +473,137 @@ def random_playouts(num_players: int = 2, games: int = 100, seed: int = 0) -> di
     }
 
 
-def bench_core(num_players: int = 2, iterations: int = 100000, seed: int = 0) -> dict:
-    """C-level timings for bench/: struct copies, memcpy, apply+undo, legal actions."""
+def bench_core(num_players: int = 2, iterations: int = 100000, seed: int = 0,
+               repeat: int = 3) -> dict:
+    """C-level timings for bench/: struct copies, memcpy, apply+undo, legal actions.
+
+    Works on a pool of 64 mid-game decision points (random play from new games), each
+    with one legal action chosen at random. Every quantity is timed as a whole loop of
+    `iterations` steps (the clock is read twice per loop, never per call), `repeat`
+    times, and the fastest run is kept. Each loop passes its result to a cheap opaque C
+    call of engine._core (state_current_player, reached through a function pointer) so
+    that the compiler cannot drop a copy whose result is otherwise unused; a loop of
+    that call alone (`t_call`) is timed and subtracted:
+
+    - copy:        ``t = pool[k]`` (struct assignment), then the call on ``&t``
+    - memcpy:      ``memcpy(&t, &pool[k])``, then the call on ``&t``
+    - legal:       ``state_legal_actions(&pool[k])`` (no subtraction: a real call)
+    - apply+undo:  ``snap = pool[k]; state_apply(&pool[k], a[k]); pool[k] = snap``,
+                   the snapshot, the action and the restore, as GameState.apply/undo do
+    - undo-only:   ``snap = pool[k]; call(&pool[k]); pool[k] = snap``, the two copies
+                   alone; apply = (apply+undo) - (undo-only), undo = (undo-only - t_call) / 2
+
+    Returns rates per second (``copy_per_s``, ``memcpy_per_s``, ``legal_per_s``,
+    ``apply_undo_per_s``, ``apply_per_s``, ``undo_per_s``), the struct size
+    ``state_bytes``, ``ns`` (nanoseconds per operation of each kind) and ``_sink``.
+    """
     _check_players(num_players)
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations <= 0:
+        raise ValueError(f"iterations must be a positive int, got {iterations!r}")
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat <= 0:
+        raise ValueError(f"repeat must be a positive int, got {repeat!r}")
     cdef int np = num_players
-    cdef StateC s, t, snap
+    cdef StateC t, snap
     cdef StateC* states
     cdef RngC rng
     cdef action_t buf[MAX_LEGAL]
+    cdef action_t acts[64]
     cdef long i, it = iterations, count = 0, k
-    cdef int n, m
-    cdef double t0, t1, t_copy, t_memcpy, t_apply, t_undo, t_legal
-    cdef long applies = 0
+    cdef int n, r, reps = repeat
+    cdef double t0, t1
+    cdef double t_call = 1e300, t_copy = 1e300, t_memcpy = 1e300, t_legal = 1e300
+    cdef double t_au = 1e300, t_u = 1e300
     rng.s = _check_seed(seed)
-    # a pool of mid-game positions to work on
+    # a pool of mid-game decision points (chance events resolved), one action each
     states = <StateC*>malloc(64 * sizeof(StateC))
     if states == NULL:
         raise MemoryError()
     try:
         with nogil:
             for k in range(64):
-                state_init(&states[k], np, rng_next(&rng))
-                playout_random(&states[k], &rng, 20 + rng_below(&rng, 150))
-            t0 = _now()
-            for i in range(it):
-                t = states[i & 63]
-                count += t.num_tasks
-            t1 = _now()
-            t_copy = t1 - t0
-            t0 = _now()
-            for i in range(it):
-                memcpy(&t, &states[i & 63], sizeof(StateC))
-                count += t.num_tasks
-            t1 = _now()
-            t_memcpy = t1 - t0
-            t0 = _now()
-            for i in range(it):
-                n = state_legal_actions(&states[i & 63], buf)
-                count += n
-            t1 = _now()
-            t_legal = t1 - t0
-            # apply (with its snapshot) and undo, timed separately on the same actions
-            t_apply = 0
-            t_undo = 0
-            for i in range(it):
-                s = states[i & 63]
-                if s.terminal:
-                    continue
-                if state_current_player(&s) == PLAYER_CHANCE:
-                    m = state_sample_chance(&s, &rng)
-                else:
-                    n = state_legal_actions(&s, buf)
-                    m = buf[rng_below(&rng, n)]
+                while True:
+                    state_init(&states[k], np, rng_next(&rng))
+                    playout_random(&states[k], &rng, 20 + rng_below(&rng, 150))
+                    while state_current_player(&states[k]) == PLAYER_CHANCE:
+                        state_apply(&states[k], <action_t>state_sample_chance(&states[k], &rng))
+                    if state_current_player(&states[k]) >= 0:
+                        break
+                n = state_legal_actions(&states[k], buf)
+                acts[k] = buf[rng_below(&rng, n)]
+            for r in range(reps):
                 t0 = _now()
-                snap = s
-                state_apply(&s, <action_t>m)
+                for i in range(it):
+                    count += state_current_player(&states[i & 63])
                 t1 = _now()
-                t_apply += t1 - t0
+                t_call = min(t_call, t1 - t0)
+
                 t0 = _now()
-                s = snap
+                for i in range(it):
+                    t = states[i & 63]
+                    count += state_current_player(&t)
                 t1 = _now()
-                t_undo += t1 - t0
-                applies += 1
-                count += s.num_tasks
+                t_copy = min(t_copy, t1 - t0)
+
+                t0 = _now()
+                for i in range(it):
+                    memcpy(&t, &states[i & 63], sizeof(StateC))
+                    count += state_current_player(&t)
+                t1 = _now()
+                t_memcpy = min(t_memcpy, t1 - t0)
+
+                t0 = _now()
+                for i in range(it):
+                    count += state_legal_actions(&states[i & 63], buf)
+                t1 = _now()
+                t_legal = min(t_legal, t1 - t0)
+
+                t0 = _now()
+                for i in range(it):
+                    k = i & 63
+                    snap = states[k]
+                    state_apply(&states[k], acts[k])
+                    states[k] = snap
+                    count += states[k].num_tasks
+                t1 = _now()
+                t_au = min(t_au, t1 - t0)
+
+                t0 = _now()
+                for i in range(it):
+                    k = i & 63
+                    snap = states[k]
+                    count += state_current_player(&states[k])
+                    states[k] = snap
+                    count += states[k].num_tasks
+                t1 = _now()
+                t_u = min(t_u, t1 - t0)
     finally:
         free(states)
+
+    def per_s(double ops, double seconds):
+        return ops / seconds if seconds > 0 else float("inf")
+
+    cdef double copy_s = max(t_copy - t_call, 0.0)
+    cdef double memcpy_s = max(t_memcpy - t_call, 0.0)
+    cdef double apply_s = max(t_au - t_u, 0.0)
+    cdef double undo_s = max(t_u - t_call, 0.0) / 2
     return {
         "iterations": iterations,
+        "repeat": repeat,
         "state_bytes": sizeof(StateC),
-        "copy_per_s": it / t_copy if t_copy > 0 else float("inf"),
-        "memcpy_per_s": it / t_memcpy if t_memcpy > 0 else float("inf"),
-        "legal_per_s": it / t_legal if t_legal > 0 else float("inf"),
-        "apply_per_s": applies / t_apply if t_apply > 0 else float("inf"),
-        "undo_per_s": applies / t_undo if t_undo > 0 else float("inf"),
+        "copy_per_s": per_s(it, copy_s),
+        "memcpy_per_s": per_s(it, memcpy_s),
+        "legal_per_s": per_s(it, t_legal),
+        "apply_undo_per_s": per_s(it, t_au),
+        "apply_per_s": per_s(it, apply_s),
+        "undo_per_s": per_s(it, undo_s),
+        "ns": {
+            "call": 1e9 * t_call / it,
+            "copy": 1e9 * copy_s / it,
+            "memcpy": 1e9 * memcpy_s / it,
+            "legal": 1e9 * t_legal / it,
+            "apply_undo": 1e9 * t_au / it,
+            "apply": 1e9 * apply_s / it,
+            "undo": 1e9 * undo_s / it,
+        },
         "_sink": count,
     }

@@ -1,0 +1,74 @@
+"""Baseline bots: uniformly random, and greedy one-step lookahead."""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+import engine
+from ai._search import evaluate, greedy_choice, greedy_line, successor_values
+from ai.bot import Analysis, Budget, MoveInfo, decision_player
+from engine.actions import action_to_string
+
+
+class RandomBot:
+    """Picks a legal action uniformly at random (seeded numpy Generator)."""
+
+    name = "random"
+
+    def __init__(self, *, seed: int = 0) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
+        """The legal moves in a random order, each with the evaluation after it."""
+        player = decision_player(state)
+        Budget.of(budget)
+        t0 = time.perf_counter()
+        legal = state.legal_actions()
+        order = [legal[i] for i in self.rng.permutation(len(legal))]
+        moves = []
+        for a in order:
+            after = state.clone_position()
+            after.apply(a)
+            money, win = evaluate(after)
+            moves.append(MoveInfo(action=a, notation=action_to_string(a), expected_money=money,
+                                  win_probability=win[player], pv=[a]))
+        return Analysis(player=player, bot=self.name, moves=moves, nodes=len(legal),
+                        elapsed_ms=(time.perf_counter() - t0) * 1000.0)
+
+    def choose(self, state: engine.GameState) -> int:
+        legal = state.legal_actions()
+        if not legal:
+            decision_player(state)
+        return int(legal[int(self.rng.integers(len(legal)))])
+
+
+class GreedyBot:
+    """The best move by one step of lookahead with the shared evaluation (chance points
+    right after the move averaged over their outcomes)."""
+
+    name = "greedy"
+
+    def __init__(self, *, seed: int = 0) -> None:
+        self.seed = seed
+
+    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
+        player = decision_player(state)
+        Budget.of(budget)
+        t0 = time.perf_counter()
+        scored = sorted(successor_values(state), key=lambda r: (-r[1], r[0]))
+        moves = []
+        for a, value in scored:
+            after = state.clone_position()
+            after.apply(a)
+            money, win = evaluate(after)
+            moves.append(MoveInfo(action=a, notation=action_to_string(a), depth=1,
+                                  expected_money=money, win_probability=win[player],
+                                  value=value, pv=list(greedy_line(state, a))))
+        return Analysis(player=player, bot=self.name, moves=moves, nodes=len(moves),
+                        depth=1, elapsed_ms=(time.perf_counter() - t0) * 1000.0)
+
+    def choose(self, state: engine.GameState) -> int:
+        decision_player(state)
+        return int(greedy_choice(state))

@@ -1,0 +1,115 @@
+"""Expectimax: depth-limited search over decision points with chance points weighted."""
+from __future__ import annotations
+
+import math
+import threading
+import time
+from typing import Any
+
+import engine
+from ai._search import ExpectimaxEngine
+from ai.bot import Analysis, Budget, MoveInfo, decision_player
+from engine.actions import action_to_string
+
+
+def _win_chances(money: list[float], temperature: float) -> list[float]:
+    m = max(money)
+    e = [math.exp((x - m) / temperature) for x in money]
+    z = sum(e)
+    return [x / z for x in e]
+
+
+class ExpectimaxBot:
+    """Expectimax with iterative deepening.
+
+    Depth counts decisions (a turn is several). Chance points are weighted by their
+    probabilities; when one has more than `chance_width` outcomes, `chance_width` outcomes
+    are drawn by probability and averaged (a documented approximation). Leaves use the
+    shared evaluation (each player's estimated final money). With several players each
+    decision maximises the mover's own entry (max^n, no pruning: the values are not
+    constant-sum, so shallow pruning would be unsound). With two players the search runs
+    alpha-beta on the money margin (a zero-sum value, so the cut-offs are sound), with the
+    window reset below chance points. A transposition table keyed by a 64-bit state hash
+    stores values and best moves; the best move is searched first (move ordering) and
+    root moves are ordered by the previous iteration.
+
+    Args:
+        seed: seed of the chance sampling.
+        depth: maximum depth.
+        time_ms: time budget; deepening stops when it runs out and the last complete
+            depth is reported (0 = search to `depth`).
+        chance_width: the most outcomes enumerated at a chance point.
+        tt_bits: log2 of the transposition table size.
+    """
+
+    name = "expectimax"
+
+    def __init__(self, *, seed: int = 0, depth: int = 2, time_ms: float = 0.0,
+                 chance_width: int = 6, tt_bits: int = 18, alpha_beta: bool = True,
+                 win_temperature: float = 6.0) -> None:
+        if not 1 <= depth <= 64:
+            raise ValueError(f"expectimax option depth must be 1..64, got {depth}")
+        if not 1 <= chance_width <= 64 or not 10 <= tt_bits <= 26:
+            raise ValueError("expectimax options out of range: chance_width 1..64, tt_bits 10..26")
+        self.seed = seed
+        self.depth = depth
+        self.time_ms = time_ms
+        self.win_temperature = win_temperature
+        self._engine = ExpectimaxEngine({"chance_width": chance_width, "tt_bits": tt_bits,
+                                         "alpha_beta": alpha_beta,
+                                         "win_temperature": win_temperature})
+        self._lock = threading.Lock()
+
+    def stop(self) -> None:
+        self._engine.stop()
+
+    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
+        """Rank the legal moves by the mover's searched value.
+
+        Contract: every listed move is legal; each move's value comes from the deepest
+        completed iteration (at least depth 1 is always completed, whatever the budget).
+        """
+        player = decision_player(state)
+        b = Budget.of(budget)
+        max_depth = int(b.depth or self.depth)
+        time_ms = float(b.time_ms or self.time_ms)
+        with self._lock:
+            t0 = time.perf_counter()
+            deadline = (time.monotonic() + time_ms / 1000.0) if time_ms > 0 else 0.0
+            order = state.legal_actions()
+            results: list[tuple[int, list[float]]] = []
+            done_depth = 0
+            nodes = 0
+            for d in range(1, max_depth + 1):
+                complete, res, n = self._engine.search_root(
+                    state, d, deadline if d > 1 else 0.0, self.seed + d, order)
+                nodes += n
+                if not complete:
+                    break
+                results = res
+                done_depth = d
+                ranked = sorted(results, key=lambda r: -self._score(r[1], player))
+                order = [a for a, _ in ranked]
+                if deadline and time.monotonic() >= deadline:
+                    break
+            elapsed = (time.perf_counter() - t0) * 1000.0
+            moves = []
+            for a, vec in results:
+                moves.append(MoveInfo(
+                    action=a, notation=action_to_string(a), depth=done_depth,
+                    expected_money=list(vec),
+                    win_probability=_win_chances(vec, self.win_temperature)[player],
+                    value=self._score(vec, player)))
+            moves.sort(key=lambda m: (-m.value, m.action))
+            for m in moves:
+                m.pv = list(self._engine.principal_variation(state, m.action))
+        return Analysis(player=player, bot=self.name, moves=moves, nodes=nodes,
+                        depth=done_depth, elapsed_ms=elapsed)
+
+    @staticmethod
+    def _score(vec: list[float], player: int) -> float:
+        others = [v for i, v in enumerate(vec) if i != player]
+        return vec[player] - max(others)
+
+    def choose(self, state: engine.GameState) -> int:
+        return self.analyze(state).best.action

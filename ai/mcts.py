@@ -1,0 +1,139 @@
+"""MCTS: UCT with a value vector per node, determinization, root-parallel threads."""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import engine
+from ai._search import MctsEngine
+from ai.bot import Analysis, Budget, MoveInfo, decision_player
+from engine.actions import action_to_string
+
+
+class MctsBot:
+    """Monte Carlo tree search.
+
+    Each iteration works on a resample of what the player to move cannot see (the
+    opponents' Curator and Art Dealer cards), never on the true cards. Chance points are
+    sampled by their probabilities. A leaf is played out (uniformly at random, or with the
+    cheap heuristic policy) to the end or to `cutoff` decisions, where the shared
+    evaluation estimates each player's final money.
+
+    Rewards, per player, in [0, 1]: (1 - margin_weight) * win share + margin_weight *
+    (0.5 + 0.5 tanh(margin / margin_scale)), where the win share is 1/k for k tied winners
+    at the end (a softmax of the estimated money at a cut-off) and the margin is the
+    player's money minus the best other player's. Each node keeps the sum of every
+    player's reward, and each player picks by its own entry (UCT, constant `c`).
+
+    With threads > 1 the search is root-parallel: one tree per thread, the GIL released,
+    root statistics summed. With `reuse`, consecutive calls on the same game continue the
+    subtree of the new state when it lies below the previous root (same player to move).
+
+    Args:
+        seed: seed of every random choice; same seed, state and budget (single thread,
+            iteration budget) give the same analysis.
+        iterations: default iteration budget.
+        time_ms: default time budget (0 = none).
+        threads: search threads.
+        c: UCT exploration constant.
+        rollout: "random" or "heuristic".
+        cutoff: rollout length in decisions before evaluating (0 = play to the end).
+        margin_weight, margin_scale, win_temperature: the reward mix (above).
+        reuse: keep the tree between calls.
+        max_nodes: nodes per tree.
+    """
+
+    name = "mcts"
+
+    def __init__(self, *, seed: int = 0, iterations: int = 1000, time_ms: float = 0.0,
+                 threads: int = 1, c: float = 0.7, rollout: str = "random", cutoff: int = 0,
+                 margin_weight: float = 0.25, margin_scale: float = 20.0,
+                 win_temperature: float = 6.0, reuse: bool = True,
+                 max_nodes: int = 2_000_000) -> None:
+        if rollout not in ("random", "heuristic"):
+            raise ValueError(f"mcts option rollout must be 'random' or 'heuristic', got {rollout!r}")
+        if not 1 <= threads <= 64:
+            raise ValueError(f"mcts option threads must be 1..64, got {threads}")
+        if c < 0 or cutoff < 0 or max_nodes < 1000 or not 0 <= margin_weight <= 1:
+            raise ValueError("mcts options out of range: c >= 0, cutoff >= 0, max_nodes >= 1000, "
+                             "0 <= margin_weight <= 1")
+        self.seed = seed
+        self.iterations = iterations
+        self.time_ms = time_ms
+        self.threads = threads
+        self.reuse = reuse
+        self._opts: dict[str, Any] = {
+            "c": c, "rollout": rollout, "cutoff": cutoff, "max_nodes": max_nodes,
+            "margin_weight": margin_weight, "margin_scale": margin_scale,
+            "win_temperature": win_temperature,
+        }
+        self._engine = MctsEngine(threads, self._opts)
+        self._calls = 0
+        self._lock = threading.Lock()
+
+    def stop(self) -> None:
+        """Ask a running search to stop soon (it returns what it has)."""
+        self._engine.stop()
+
+    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
+        """Search from `state` and rank its legal moves by visits.
+
+        Contract: every move in the result is legal in `state`; `moves[0]` is the most
+        visited; visits sum to `iterations`; each `pv` starts with its move and is legal
+        when replayed from `state` (chance points taking the listed outcome).
+        """
+        player = decision_player(state)
+        b = Budget.of(budget)
+        iterations = int(b.iterations or (0 if b.time_ms else self.iterations))
+        time_ms = float(b.time_ms or (0 if b.iterations else self.time_ms))
+        if iterations <= 0 and time_ms <= 0:
+            iterations = self.iterations
+        legal = state.legal_actions()
+        with self._lock:
+            t0 = time.perf_counter()
+            seed = (self.seed * 1_000_003 + self._calls) & 0xFFFFFFFFFFFFFFFF
+            self._calls += 1
+            self._engine.prepare(state, player, seed, self.reuse)
+            deadline = (time.monotonic() + time_ms / 1000.0) if time_ms > 0 else 0.0
+            per_thread = [iterations // self.threads + (1 if i < iterations % self.threads else 0)
+                          for i in range(self.threads)] if iterations > 0 else [0] * self.threads
+            if self.threads == 1:
+                self._engine.run(0, per_thread[0], deadline)
+            else:
+                workers = [threading.Thread(target=self._engine.run, args=(i, per_thread[i], deadline))
+                           for i in range(self.threads)]
+                for w in workers:
+                    w.start()
+                for w in workers:
+                    w.join()
+            stats = self._engine.stats()
+            elapsed = (time.perf_counter() - t0) * 1000.0
+            children = stats["children"]
+            moves = []
+            for a in legal:
+                visits, reward, money, win = children.get(a, [0, None, None, None])
+                if visits:
+                    moves.append(MoveInfo(
+                        action=a, notation=action_to_string(a), visits=int(visits),
+                        expected_money=[m / visits for m in money],
+                        win_probability=win[player] / visits, value=reward[player] / visits))
+                else:
+                    moves.append(MoveInfo(action=a, notation=action_to_string(a), visits=0,
+                                          expected_money=[], win_probability=0.0, value=0.0))
+            moves.sort(key=lambda m: (-m.visits, -m.value, m.action))
+            for m in moves:
+                m.pv = list(self._engine.principal_variation(m.action))
+                if not m.expected_money:
+                    from ai._search import evaluate
+                    after = state.clone_position()
+                    after.apply(m.action)
+                    money, win = evaluate(after, self._opts)
+                    m.expected_money = money
+                    m.win_probability = win[player]
+        return Analysis(player=player, bot=self.name, moves=moves,
+                        iterations=sum(m.visits for m in moves), nodes=int(stats["nodes"]),
+                        elapsed_ms=elapsed)
+
+    def choose(self, state: engine.GameState) -> int:
+        return self.analyze(state).best.action

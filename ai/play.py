@@ -1,0 +1,42 @@
+"""Playing whole games between bots."""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+import engine
+
+
+def play_game(bots: Sequence[Any], *, seed: int = 0, on_action: Callable[[engine.GameState, int, int], None] | None = None,
+              max_actions: int = engine.MAX_GAME_LENGTH) -> engine.GameState:
+    """Play one game: seat i is played by bots[i]; chance events come from the game's
+    own seed (not the bots'), so the same seed deals the same luck to every seating.
+
+    Args:
+        bots: one bot per seat (2-4).
+        seed: the setup and chance seed.
+        on_action: called as on_action(state_before, player_or_CHANCE, action).
+        max_actions: a safety bound.
+
+    Returns:
+        The final state (terminal).
+    """
+    state = engine.new_game(num_players=len(bots), seed=seed)
+    chance_rng = np.random.default_rng(seed)
+    for _ in range(max_actions):
+        if state.is_terminal():
+            return state
+        if state.is_chance():
+            outcomes = state.chance_outcomes()
+            probs = np.array([p for _, p in outcomes])
+            action = outcomes[int(chance_rng.choice(len(outcomes), p=probs / probs.sum()))][0]
+            player = engine.CHANCE
+        else:
+            player = state.current_player
+            view = state.view(player)
+            action = bots[player].choose(view)
+        if on_action is not None:
+            on_action(state, player, action)
+        state.apply(action)
+    raise RuntimeError(f"game with seed {seed} did not end within {max_actions} actions")

@@ -1,0 +1,79 @@
+"""Bots from short spec strings: "mcts:iterations=2000,threads=2", "expectimax:depth=3",
+"greedy", "random"."""
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable
+
+from ai.baselines import GreedyBot, RandomBot
+from ai.expectimax import ExpectimaxBot
+from ai.mcts import MctsBot
+
+BOTS: dict[str, Callable[..., Any]] = {
+    "mcts": MctsBot,
+    "expectimax": ExpectimaxBot,
+    "greedy": GreedyBot,
+    "random": RandomBot,
+}
+
+
+def _convert(bot: str, key: str, text: str, default: Any) -> Any:
+    kind = type(default)
+    try:
+        if kind is bool:
+            low = text.lower()
+            if low in ("1", "true", "yes", "on"):
+                return True
+            if low in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(text)
+        if kind is int:
+            return int(text)
+        if kind is float:
+            return float(text)
+        return text
+    except ValueError:
+        raise ValueError(f"{bot} option {key}={text!r}: expected {kind.__name__}") from None
+
+
+def bot_options(name: str) -> dict[str, Any]:
+    """The options a bot takes, with their defaults."""
+    if name not in BOTS:
+        raise ValueError(f"unknown bot {name!r}; known bots: {', '.join(sorted(BOTS))}")
+    sig = inspect.signature(BOTS[name].__init__)
+    return {p.name: p.default for p in sig.parameters.values()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name != "seed"}
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split "name:k=v,k=v" into the bot name and typed options (ValueError naming any
+    unknown bot or option)."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"bot spec must be a non-empty string, got {spec!r}")
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip().lower()
+    defaults = bot_options(name)
+    opts: dict[str, Any] = {}
+    for item in filter(None, (x.strip() for x in rest.split(","))):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq:
+            raise ValueError(f"{name} option {key!r} needs a value (key=value)")
+        if key not in defaults:
+            raise ValueError(f"unknown option {key!r} for bot {name!r}; "
+                             f"known: {', '.join(sorted(defaults)) or 'none'}")
+        opts[key] = _convert(name, key, value.strip(), defaults[key])
+    return name, opts
+
+
+def make_bot(spec: str, seed: int = 0) -> Any:
+    """A bot from its spec string.
+
+    >>> make_bot("mcts:iterations=200", seed=1).iterations
+    200
+    """
+    name, opts = parse_spec(spec)
+    try:
+        return BOTS[name](seed=seed, **opts)
+    except TypeError as exc:
+        raise ValueError(f"bad options for bot {name!r}: {exc}") from None
