@@ -1848,3 +1848,39 @@ cdef long playout_random(StateC* s, RngC* rng, int max_decisions) noexcept nogil
             state_apply(s, buf[rng_below(rng, n)])
             d += 1
     return d
+
+# ---------------------------------------------------------------- evaluation support
+
+cdef void state_score_now(const StateC* s, double* out) noexcept nogil:
+    """Each player's money if the game were scored now (RN §9.2 on a copy). A hidden
+    Curator or Art Dealer card (-1) counts as the mean over the four cards."""
+    cdef StateC c
+    cdef int p, card, i
+    cdef int ex[4]
+    cdef int sd[4]
+    cdef double mean
+    cdef PlayerC* pl
+    memcpy(&c, s, sizeof(StateC))
+    final_scoring(&c)
+    for p in range(s.num_players):
+        pl = &c.players[p]
+        out[p] = pl.money
+        if s.players[p].curator < 0 or s.players[p].dealer < 0:
+            exhibited_counts(&c, pl, ex)
+            for i in range(4):
+                sd[i] = pl.sold[i]
+            if pl.auction_work >= 0:
+                if pl.auction_as == 0:
+                    ex[pl.auction_work] += 1
+                else:
+                    sd[pl.auction_work] += 1
+            if s.players[p].curator < 0:
+                mean = 0
+                for card in range(4):
+                    mean += curator_score(card, ex)
+                out[p] += mean / 4
+            if s.players[p].dealer < 0:
+                mean = 0
+                for card in range(4):
+                    mean += dealer_score(card, sd)
+                out[p] += mean / 4
