@@ -23,6 +23,7 @@ class RandomBot:
     def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
         """The legal moves in a random order, each with the evaluation after it."""
         player = decision_player(state)
+        state = state.view(player)   # never read the opponents' hidden cards
         Budget.of(budget)
         t0 = time.perf_counter()
         legal = state.legal_actions()
@@ -55,6 +56,7 @@ class GreedyBot:
 
     def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
         player = decision_player(state)
+        state = state.view(player)   # never read the opponents' hidden cards
         Budget.of(budget)
         t0 = time.perf_counter()
         scored = sorted(successor_values(state), key=lambda r: (-r[1], r[0]))
@@ -70,5 +72,5 @@ class GreedyBot:
                         depth=1, elapsed_ms=(time.perf_counter() - t0) * 1000.0)
 
     def choose(self, state: engine.GameState) -> int:
-        decision_player(state)
-        return int(greedy_choice(state))
+        player = decision_player(state)
+        return int(greedy_choice(state.view(player)))

@@ -70,6 +70,7 @@ class ExpectimaxBot:
         completed iteration (at least depth 1 is always completed, whatever the budget).
         """
         player = decision_player(state)
+        state = state.view(player)   # never read the opponents' hidden cards
         b = Budget.of(budget)
         max_depth = int(b.depth or self.depth)
         time_ms = float(b.time_ms or self.time_ms)

@@ -84,6 +84,7 @@ class MctsBot:
         when replayed from `state` (chance points taking the listed outcome).
         """
         player = decision_player(state)
+        state = state.view(player)   # never read the opponents' hidden cards
         b = Budget.of(budget)
         iterations = int(b.iterations or (0 if b.time_ms else self.iterations))
         time_ms = float(b.time_ms or (0 if b.iterations else self.time_ms))
