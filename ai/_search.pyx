@@ -30,9 +30,20 @@ cdef inline double rng_unit(RngC* r) noexcept nogil:
 
 # ---------------------------------------------------------------- evaluation
 
+cdef int MONEY_ICON_POS[20]
+MONEY_ICON_POS[:] = [0, 1, 4, 8, 12, 15, 18, 20, 22, 24, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35]
+
+cdef inline int influence_money_steps(int infl) noexcept nogil:
+    cdef int i, n = 0
+    for i in range(20):
+        if MONEY_ICON_POS[i] < infl:
+            n += 1
+    return n
+
 cdef struct EvalParams:
     double ticket_value        # $ per held ticket
     double commission_value    # $ for a held commission
+    double influence_value     # $ per money step influence could still pay
     double win_temperature     # $ scale of the softmax that turns money into win chances
     double margin_scale        # $ scale of the margin reward
     double margin_weight       # reward = (1 - w) * win + w * margin
@@ -47,6 +58,8 @@ cdef void eval_money(const StateC* s, const EvalParams* ep, double* out) noexcep
     for p in range(s.num_players):
         out[p] += ep.ticket_value * (s.players[p].tickets[0] + s.players[p].tickets[1]
                                      + s.players[p].tickets[2])
+        # influence can still buy money or fame: worth more than its end value
+        out[p] += ep.influence_value * influence_money_steps(s.players[p].influence)
         if s.players[p].commission >= 0:
             out[p] += ep.commission_value
 
@@ -316,7 +329,7 @@ cdef void mcts_run(TreeC* t, const StateC* root, const MctsParams* mp, long iter
 
 cdef int greedy_action(StateC* s, const EvalParams* ep) noexcept nogil:
     """The legal action whose successor the evaluation likes best for the mover
-    (one step, chance successors averaged over their outcomes)."""
+    (one step, chance successors averaged over their outcomes; ties: the first)."""
     cdef action_t buf[MAX_LEGAL]
     cdef int n = state_legal_actions(s, buf), i, p = state_current_player(s), best = -1
     cdef double v, best_v = -INFINITY
@@ -325,10 +338,55 @@ cdef int greedy_action(StateC* s, const EvalParams* ep) noexcept nogil:
         memcpy(&c, s, sizeof(StateC))
         state_apply(&c, buf[i])
         v = chance_mean_eval(&c, ep, p, 2)
-        if v > best_v:
+        if v > best_v + 1e-9:
             best_v = v
             best = buf[i]
     return best
+
+cdef double turn_value(StateC* s, int p, const EvalParams* ep, RngC* rng) noexcept nogil:
+    """Evaluation for p at the end of p's turn, the turn finished by one-step greedy
+    choices (chance outcomes sampled): a move's worth shows only once its turn is done."""
+    cdef int steps = 0, cp
+    cdef double money[4]
+    while not s.terminal and steps < 64:
+        cp = state_current_player(s)
+        if cp == PLAYER_CHANCE:
+            state_apply(s, <action_t>state_sample_chance(s, rng))
+        elif cp == p:
+            state_apply(s, <action_t>greedy_action(s, ep))
+        else:
+            break
+        steps += 1
+    eval_money(s, ep, money)
+    return money[p] - max_other(money, s.num_players, p)
+
+cdef int greedy_turn_action(StateC* s, const EvalParams* ep, RngC* rng, double* values,
+                            action_t* moves) noexcept nogil:
+    """GreedyBot: each move scored by turn_value; the best (ties at random). Fills
+    moves/values and returns the number of moves; moves[0] is the choice."""
+    cdef int n = state_legal_actions(s, moves), i, p = state_current_player(s), best = 0, ties = 1
+    cdef StateC c
+    cdef action_t ta
+    cdef double tv
+    for i in range(n):
+        memcpy(&c, s, sizeof(StateC))
+        state_apply(&c, moves[i])
+        values[i] = turn_value(&c, p, ep, rng)
+        if i > 0:
+            if values[i] > values[best] + 1e-9:
+                best = i
+                ties = 1
+            elif values[i] > values[best] - 1e-9:
+                ties += 1
+                if rng_below(rng, ties) == 0:
+                    best = i
+    ta = moves[0]
+    moves[0] = moves[best]
+    moves[best] = ta
+    tv = values[0]
+    values[0] = values[best]
+    values[best] = tv
+    return n
 
 cdef double chance_mean_eval(StateC* s, const EvalParams* ep, int p, int levels) noexcept nogil:
     """Evaluation for player p, averaging chance points over their outcomes."""
@@ -388,6 +446,7 @@ cdef int extend_turn(StateC* s, int player, const EvalParams* ep, action_t* out,
 cdef void _fill_eval(EvalParams* ep, dict opts):
     ep.ticket_value = opts.get("ticket_value", 1.0)
     ep.commission_value = opts.get("commission_value", 2.0)
+    ep.influence_value = opts.get("influence_value", 0.5)
     ep.win_temperature = opts.get("win_temperature", 6.0)
     ep.margin_scale = opts.get("margin_scale", 20.0)
     ep.margin_weight = opts.get("margin_weight", 0.25)
@@ -806,13 +865,22 @@ def evaluate(GameState state, dict opts=None):
     return [money[p] for p in range(n)], [win[p] for p in range(n)]
 
 
-def greedy_choice(GameState state, dict opts=None):
-    """GreedyBot's move: one step of lookahead with the evaluation."""
+def greedy_moves(GameState state, uint64_t seed, dict opts=None):
+    """GreedyBot's scores: [(action, value)] with the chosen move first; value = the
+    mover's estimated money margin once its turn is finished greedily."""
     cdef EvalParams ep
     cdef StateC s
+    cdef RngC r
+    cdef action_t moves[MAX_LEGAL]
+    cdef double values[MAX_LEGAL]
+    cdef int n, i
     _fill_eval(&ep, opts or {})
+    r.s = seed
+    rng_next(&r)
     memcpy(&s, &state.s, sizeof(StateC))
-    return greedy_action(&s, &ep)
+    with nogil:
+        n = greedy_turn_action(&s, &ep, &r, values, moves)
+    return [(moves[i], values[i]) for i in range(n)]
 
 
 def successor_values(GameState state, dict opts=None):

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 import engine
-from ai._search import evaluate, greedy_choice, greedy_line, successor_values
+from ai._search import evaluate, greedy_line, greedy_moves
 from ai.bot import Analysis, Budget, MoveInfo, decision_player
 from engine.actions import action_to_string
 
@@ -46,22 +46,31 @@ class RandomBot:
 
 
 class GreedyBot:
-    """The best move by one step of lookahead with the shared evaluation (chance points
-    right after the move averaged over their outcomes)."""
+    """One step of lookahead with the shared evaluation, at the scale of a turn: each
+    legal move is scored by the mover's estimated money margin once the rest of its turn
+    is played by one-step greedy choices (chance outcomes sampled), because most single
+    decisions (a move, a leave) change nothing until the turn's action is done. Ties are
+    broken at random (seeded)."""
 
     name = "greedy"
 
     def __init__(self, *, seed: int = 0) -> None:
         self.seed = seed
+        self._calls = 0
+
+    def _scores(self, state: engine.GameState) -> list[tuple[int, float]]:
+        self._calls += 1
+        return greedy_moves(state, (self.seed * 1_000_003 + self._calls) & 0xFFFFFFFFFFFFFFFF)
 
     def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
         player = decision_player(state)
         state = state.view(player)   # never read the opponents' hidden cards
         Budget.of(budget)
         t0 = time.perf_counter()
-        scored = sorted(successor_values(state), key=lambda r: (-r[1], r[0]))
+        scored = self._scores(state)
+        first, rest = scored[0], sorted(scored[1:], key=lambda r: (-r[1], r[0]))
         moves = []
-        for a, value in scored:
+        for a, value in [first] + rest:
             after = state.clone_position()
             after.apply(a)
             money, win = evaluate(after)
@@ -73,4 +82,4 @@ class GreedyBot:
 
     def choose(self, state: engine.GameState) -> int:
         player = decision_player(state)
-        return int(greedy_choice(state.view(player)))
+        return int(self._scores(state.view(player))[0][0])
