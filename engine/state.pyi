@@ -1,0 +1,132 @@
+"""Type stub of engine.state, the compiled GameState wrapper (engine/state.pyx).
+
+Actions are ints in ``[0, NUM_DISTINCT_ACTIONS)``; ``engine.actions`` gives their notation.
+The TypedDicts below exist for type checkers only (import them under ``TYPE_CHECKING``).
+"""
+from typing import Any, TypedDict
+
+from typing_extensions import NotRequired
+
+#: ``GameState.current_player`` at a chance point.
+CHANCE: int
+#: ``GameState.current_player`` once the game is over.
+TERMINAL: int
+#: Size of the action space: every action id is in ``range(NUM_DISTINCT_ACTIONS)``.
+NUM_DISTINCT_ACTIONS: int
+#: Bound used to derive MAX_GAME_LENGTH.
+MAX_DECISIONS_PER_TURN: int
+#: Upper bound on the number of actions (decisions and chance events) of any game.
+MAX_GAME_LENGTH: int
+#: First action id of each kind of decision, by its short name ("move", "artist", ...).
+ACTION_BASES: dict[str, int]
+#: Task kinds of the task stack ("T_TURN_START", ...) and their numbers.
+TASK_KINDS: dict[str, int]
+#: Invariant codes of ``check_invariants`` and what each one means.
+INVARIANT_NAMES: dict[int, str]
+
+class PlayoutStats(TypedDict):
+    """What ``random_playouts`` returns."""
+
+    games: int
+    decisions: int
+    seconds: float
+    unfinished: int
+    mean_money: list[float]
+
+class CoreBench(TypedDict):
+    """What ``bench_core`` returns: rates per second and nanoseconds per operation."""
+
+    iterations: int
+    repeat: int
+    state_bytes: int
+    copy_per_s: float
+    memcpy_per_s: float
+    legal_per_s: float
+    apply_undo_per_s: float
+    apply_per_s: float
+    undo_per_s: float
+    ns: dict[str, float]
+    _sink: NotRequired[int]
+
+class GameState:
+    """One game of The Gallerist at one decision point, chance event or the end.
+
+    Create it with ``new_game``.
+    """
+
+    @property
+    def num_players(self) -> int: ...
+    @property
+    def current_player(self) -> int:
+        """The player to decide, or CHANCE / TERMINAL."""
+    @property
+    def turn_player(self) -> int: ...
+    @property
+    def history(self) -> list[int]:
+        """The actions applied so far, in order (a copy)."""
+    def is_chance(self) -> bool: ...
+    def is_terminal(self) -> bool: ...
+    def legal_actions(self) -> list[int]:
+        """The actions of the player to decide, ascending; empty at chance points and the end."""
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """(action, probability) pairs at a chance point, ascending; probabilities sum to 1."""
+    def apply(self, action: int) -> None:
+        """Apply a legal action or chance outcome; raises IllegalActionError saying why not."""
+    def apply_random_chance(self, seed: int) -> int:
+        """At a chance point, apply an outcome drawn with its probability; returns it."""
+    def undo(self) -> int:
+        """Take back the last action and return it."""
+    def copy(self) -> GameState:
+        """An independent copy, history and undo stack included."""
+    def clone_position(self) -> GameState:
+        """A copy of the position alone (no history, nothing to undo): the cheap copy."""
+    def __copy__(self) -> GameState: ...
+    def __deepcopy__(self, memo: dict[int, Any]) -> GameState: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+    def state_bytes(self) -> bytes:
+        """The struct's canonical bytes, for exact comparisons."""
+    def money(self) -> list[int]: ...
+    def influence(self) -> list[int]: ...
+    def returns(self) -> list[float]:
+        """At the end, 1 shared equally among the winners and 0 to the others; before, zeros."""
+    def winners(self) -> list[int]: ...
+    def final_scores(self) -> list[dict[str, int]]:
+        """Per player: the money of each final scoring step, "total" and "money"."""
+    def sale_value(self, artist: int) -> int:
+        """Sale value of a work by artist slot ``artist`` (0..7) at its current fame."""
+    def check_invariants(self) -> None:
+        """Raise InvalidStateError naming the first broken invariant."""
+    def view(self, player: int) -> GameState:
+        """What ``player`` may know: the opponents' Curator and Art Dealer cards hidden."""
+    def resample_hidden(self, player: int, seed: int) -> GameState:
+        """A copy in which everything ``player`` cannot see is freshly sampled."""
+    def hidden_known(self) -> bool: ...
+    def _check_player(self, player: object) -> None: ...
+    def action_to_string(self, action: int) -> str: ...
+    def string_to_action(self, text: str) -> int: ...
+    def render(self) -> str:
+        """The whole board as readable plain text (engine.render)."""
+    def to_dict(self) -> dict[str, Any]: ...
+    def to_proto(self) -> Any: ...
+    def to_json(self) -> str: ...
+    @staticmethod
+    def from_json(text: str) -> GameState: ...
+    @staticmethod
+    def from_proto(msg: Any) -> GameState: ...
+    def __reduce__(self) -> tuple[Any, tuple[str]]: ...
+    def _raw(self) -> dict[str, Any]:
+        """The whole struct as plain dicts and lists (field meanings: engine/_core.pxd)."""
+    @staticmethod
+    def _from_raw(raw: dict[str, Any], history: list[int] | None = None) -> GameState: ...
+    def _invariant_code(self) -> int: ...
+
+def _check_players(num_players: object) -> None: ...
+def _check_seed(seed: object) -> int: ...
+def new_game(num_players: int = 2, seed: int = 0) -> GameState:
+    """A new game after setup; every setup shuffle is resolved from ``seed``."""
+def random_playouts(num_players: int = 2, games: int = 100, seed: int = 0) -> PlayoutStats:
+    """Play ``games`` uniformly random games entirely in C, without the GIL."""
+def bench_core(num_players: int = 2, iterations: int = 100000, seed: int = 0,
+               repeat: int = 3) -> CoreBench:
+    """C-level timings: struct copies, memcpy, apply+undo, legal actions."""
