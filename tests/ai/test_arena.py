@@ -1,0 +1,134 @@
+"""The arena issue: paired seating, aggregation, records and replay, backends."""
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+
+import pytest
+
+from ai.arena import (GameRecord, format_report, plot_ratings, read_records, replay, run_tournament,
+                      schedule)
+from ai.arena_cli import main as arena_cli_main
+from ai.ratings import GameResult, bradley_terry, pairwise_table, ratings, summarize, wilson_interval
+
+
+def test_schedule_plays_every_seating_on_the_same_seed() -> None:
+    """Fairness: each combination plays all seat permutations on one setup seed."""
+    plan = schedule(["a", "b", "c"], 3, 6, seed=10)
+    assert len(plan) == 6
+    assert {g.seed for g in plan} == {10}
+    assert len({g.seats for g in plan}) == 6          # all 3! seatings
+    plan2 = schedule(["a", "b", "c"], 2, 7, seed=0)
+    per_seed = Counter(g.seed for g in plan2)
+    assert all(n == 6 for n in per_seed.values())     # 3 pairs x 2 seatings per seed
+    for seed in per_seed:
+        seatings = [g.seats for g in plan2 if g.seed == seed]
+        for pair in (("a", "b"), ("a", "c"), ("b", "c")):
+            assert pair in seatings and pair[::-1] in seatings
+
+
+def test_schedule_rejects_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="players"):
+        schedule(["a", "b"], 5, 2, 0)
+    with pytest.raises(ValueError, match="two bots"):
+        schedule(["a"], 2, 2, 0)
+
+
+def hand_results() -> list[GameResult]:
+    return [
+        GameResult(("A", "B"), (50, 40), (1.0, 0.0)),
+        GameResult(("B", "A"), (30, 45), (0.0, 1.0)),
+        GameResult(("A", "B"), (40, 40), (0.5, 0.5)),     # a shared win
+        GameResult(("B", "A"), (60, 20), (1.0, 0.0)),
+    ]
+
+
+def test_summary_on_hand_made_outcomes() -> None:
+    """Win rates split shared wins; margins and money are means; the CI is Wilson's."""
+    s = {x.bot: x for x in summarize(hand_results())}
+    assert s["A"].games == 4 and s["A"].wins == 2.5 and s["A"].win_rate == pytest.approx(0.625)
+    assert s["B"].wins == 1.5
+    assert s["A"].mean_money == pytest.approx((50 + 45 + 40 + 20) / 4)
+    assert s["A"].mean_margin == pytest.approx((10 + 15 + 0 - 40) / 4)
+    lo, hi = s["A"].win_rate_ci
+    assert (lo, hi) == pytest.approx(wilson_interval(2.5, 4))
+    assert lo < 0.625 < hi
+    assert wilson_interval(0, 10)[0] == pytest.approx(0.0) and wilson_interval(10, 10)[1] == pytest.approx(1.0)
+
+
+def test_pairwise_table_and_bradley_terry() -> None:
+    table = pairwise_table(hand_results(), ["A", "B"])
+    assert table[0][1] == pytest.approx(0.625) and table[1][0] == pytest.approx(0.375)
+    assert table[0][0] is None
+    import numpy as np
+    elo = bradley_terry(np.array([[0.0, 30.0], [10.0, 0.0]]), prior=0.0)
+    # P(A beats B) = 0.75  ->  400 log10(3) Elo apart
+    assert elo[0] - elo[1] == pytest.approx(400 * np.log10(3), rel=1e-4)
+    r = {x.bot: x for x in ratings(hand_results(), ["A", "B"], bootstrap=50)}
+    assert r["A"].elo > r["B"].elo
+    assert r["A"].ci[0] <= r["A"].elo <= r["A"].ci[1]
+
+
+def test_three_player_rating_uses_finishing_order() -> None:
+    """With 3 players the rating counts every pair of the finishing order."""
+    res = [GameResult(("A", "B", "C"), (30, 20, 10), (1.0, 0.0, 0.0))] * 3
+    r = {x.bot: x.elo for x in ratings(res, ["A", "B", "C"], bootstrap=0)}
+    assert r["A"] > r["B"] > r["C"]
+
+
+def test_small_tournament_end_to_end_with_records_and_replay(tmp_path) -> None:
+    """A local tournament: records written as JSON Lines replay to the same scores."""
+    records = tmp_path / "games.jsonl"
+    t = run_tournament(["random", "greedy"], players=2, games=4, workers=2, seed=3,
+                       records_path=str(records))
+    assert len(t.records) == 4 and not t.interrupted
+    saved = read_records(str(records))
+    assert sorted(r.game for r in saved) == [0, 1, 2, 3]
+    for rec in saved:
+        final = replay(rec)
+        assert final.money() == rec.money and final.returns() == rec.returns
+    report = t.report(bootstrap=20)
+    assert report["games"] == 4 and {s["bot"] for s in report["summary"]} == {"random", "greedy"}
+    assert "pairwise" in format_report(report)
+    png = tmp_path / "r.png"
+    plot_ratings(report, str(png))
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_replay_detects_a_tampered_record() -> None:
+    t = run_tournament(["random", "greedy"], players=2, games=2, workers=1, seed=1)
+    rec = t.records[0]
+    bad = GameRecord(**{**rec.__dict__, "money": [m + 1 for m in rec.money]})
+    with pytest.raises(ValueError, match="final money"):
+        replay(bad)
+
+
+def test_same_seed_same_tournament_any_worker_count() -> None:
+    a = run_tournament(["random", "greedy"], players=3, games=6, workers=1, seed=5)
+    b = run_tournament(["random", "greedy"], players=3, games=6, workers=2, seed=5)
+    key = lambda t: sorted((r.game, tuple(r.money), tuple(r.actions)) for r in t.records)  # noqa: E731
+    assert key(a) == key(b)
+
+
+def test_unknown_bot_fails_before_any_game() -> None:
+    with pytest.raises(ValueError, match="unknown bot"):
+        run_tournament(["random", "nosuchbot"], games=2)
+
+
+def test_arena_cli_writes_results(tmp_path) -> None:
+    out = tmp_path / "res.json"
+    rc = arena_cli_main(["arena", "random", "greedy", "--games", "2", "--workers", "1",
+                         "--records", str(tmp_path / "g.jsonl"), "--out", str(out),
+                         "--png", str(tmp_path / "r.png"), "--bootstrap", "10", "--no-progress"])
+    assert rc == 0
+    assert json.loads(out.read_text())["games"] == 2
+    assert arena_cli_main(["replay", str(tmp_path / "g.jsonl"), "--game", "1"]) == 0
+
+
+def test_ray_backend_plays_the_same_games_as_local_workers() -> None:
+    """The Ray backend on a local 2-CPU cluster gives the same results as local workers."""
+    local = run_tournament(["random", "greedy"], players=2, games=4, workers=2, seed=9)
+    remote = run_tournament(["random", "greedy"], players=2, games=4, workers=2, seed=9, backend="ray")
+    key = lambda t: sorted((r.game, tuple(r.money), tuple(r.actions)) for r in t.records)  # noqa: E731
+    assert key(local) == key(remote)
