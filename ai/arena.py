@@ -40,8 +40,8 @@ def schedule(bots: Sequence[str], players: int, games: int, seed: int) -> list[G
     equally often)."""
     if players not in (2, 3, 4):
         raise ValueError(f"players must be 2, 3 or 4, got {players}")
-    if len(bots) < 2:
-        raise ValueError("an arena needs at least two bots")
+    if not bots:
+        raise ValueError("an arena needs at least one bot (one bot plays itself)")
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     if len(bots) >= players:
@@ -134,25 +134,32 @@ def _init_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
 
 
+def play_chunk(games: Sequence[GameSpec]) -> list[GameRecord]:
+    return [play_scheduled(g) for g in games]
+
+
 def run_local(games: Sequence[GameSpec], workers: int) -> Iterator[GameRecord]:
-    """Play games on local processes, yielding records as they finish."""
+    """Play games on local processes, yielding records as they finish. Games go out in
+    small chunks so that short games do not drown in inter-process overhead."""
     if workers <= 1:
         for g in games:
             yield play_scheduled(g)
         return
+    size = max(1, min(16, len(games) // (workers * 8)))
+    chunks = [games[i:i + size] for i in range(0, len(games), size)]
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker) as pool:
-        pending: set[Future[GameRecord]] = set()
-        it = iter(games)
+        pending: set[Future[list[GameRecord]]] = set()
+        it = iter(chunks)
         try:
-            for g in itertools.islice(it, 2 * workers):
-                pending.add(pool.submit(play_scheduled, g))
+            for c in itertools.islice(it, 2 * workers):
+                pending.add(pool.submit(play_chunk, c))
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for f in done:
-                    yield f.result()
+                    yield from f.result()
                     nxt = next(it, None)
                     if nxt is not None:
-                        pending.add(pool.submit(play_scheduled, nxt))
+                        pending.add(pool.submit(play_chunk, nxt))
         finally:
             for f in pending:
                 f.cancel()

@@ -31,8 +31,9 @@ def test_schedule_plays_every_seating_on_the_same_seed() -> None:
 def test_schedule_rejects_bad_arguments() -> None:
     with pytest.raises(ValueError, match="players"):
         schedule(["a", "b"], 5, 2, 0)
-    with pytest.raises(ValueError, match="two bots"):
-        schedule(["a"], 2, 2, 0)
+    with pytest.raises(ValueError, match="at least one bot"):
+        schedule([], 2, 2, 0)
+    assert {g.seats for g in schedule(["a"], 2, 2, 0)} == {("a", "a")}   # self-play
 
 
 def hand_results() -> list[GameResult]:
