@@ -197,6 +197,10 @@ cdef inline void assist_home(StateC* s, int p) noexcept nogil:
 cdef inline bint box_empty(const StateC* s) noexcept nogil:
     return s.box[0] + s.box[1] + s.box[2] == 0
 
+cdef inline bint ticket_obtainable(const StateC* s, int c) noexcept nogil:
+    """R-TIX-1: a ticket of colour c comes from the box office, else the discards."""
+    return s.box[c] > 0 or s.discards[c] > 0
+
 cdef inline void box_take(StateC* s, int c) noexcept nogil:
     s.box[c] -= 1
     if s.box[c] == 0 and not s.intermediate_done:
@@ -402,11 +406,37 @@ cdef void do_move(StateC* s, int p, int L) noexcept nogil:
     s.loc_kind[L] = PIECE_GALLERIST
     pl.gallerist = L
 
-cdef bint move_has_action(const StateC* s, int p, int L) noexcept nogil:
+cdef void apply_leave(StateC* s, int p, int left, int a) noexcept nogil:
+    """R-MOVE-3: leave an assistant (from a desk or another location) on `left`."""
+    if a == A_LEAVE_DESK:
+        s.players[p].desks -= 1
+    elif a != A_LEAVE_NONE:
+        s.loc_owner[a - A_LEAVE_LOC] = -1
+    if a != A_LEAVE_NONE:
+        s.loc_owner[left] = p
+        s.loc_kind[left] = PIECE_ASSISTANT
+
+cdef bint leave_keeps_action(const StateC* s, int p, int left, int dest,
+                             int a) noexcept nogil:
+    """Whether an action of `dest` is legal after leave choice `a` at `left`."""
     cdef StateC tmp
     memcpy(&tmp, s, sizeof(StateC))
+    apply_leave(&tmp, p, left, a)
+    return can_action(&tmp, p, dest, 0) or can_action(&tmp, p, dest, 1)
+
+cdef bint move_has_action(const StateC* s, int p, int L) noexcept nogil:
+    """R-MOVE-1: an action of L is legal after the move and some choice of assistant
+    left behind (R-MOVE-3). Fix: the leave choice was ignored, so with four full desks
+    the Media Center was refused although leaving a desk assistant frees the desk a
+    hire needs. (Leaving one from another location never enables an action.)"""
+    cdef StateC tmp
+    cdef int here = s.players[p].gallerist
+    memcpy(&tmp, s, sizeof(StateC))
     do_move(&tmp, p, L)
-    return can_action(&tmp, p, L, 0) or can_action(&tmp, p, L, 1)
+    if can_action(&tmp, p, L, 0) or can_action(&tmp, p, L, 1):
+        return True
+    return (here < NUM_LOCATIONS and tmp.players[p].desks > 0
+            and leave_keeps_action(&tmp, p, here, L, A_LEAVE_DESK))
 
 cdef int legal_moves(const StateC* s, int p, action_t* out) noexcept nogil:
     """R-MOVE-1: locations with a legal action; if none, any other location (to pass)."""
@@ -478,6 +508,16 @@ cdef int state_legal_actions(StateC* s, action_t* out) noexcept nogil:
             if s.loc_owner[L] == p and s.loc_kind[L] == PIECE_ASSISTANT:
                 out[n] = A_LEAVE_LOC + L
                 n += 1
+        # R-MOVE-1 fix: when the destination (the T_LOC_ACTION right below) has an
+        # action only because a desk assistant is left behind (a hire with four full
+        # desks), that is the only choice: the others would turn the move into a pass.
+        # (No choice ever removes an action: leaving a desk assistant only frees a desk,
+        # and an assistant left on a location can still go to the market, R-MKT-1.)
+        L = s.tasks[s.num_tasks - 2].a
+        if (pl.desks > 0 and not (can_action(s, p, L, 0) or can_action(s, p, L, 1))
+                and leave_keeps_action(s, p, t.a, L, A_LEAVE_DESK)):
+            out[0] = A_LEAVE_DESK
+            n = 1
     elif t.kind == T_LOC_ACTION:
         for i in range(2):
             if can_action(s, p, t.a, i):
@@ -535,18 +575,28 @@ cdef int state_legal_actions(StateC* s, action_t* out) noexcept nogil:
         for k in range(_min(t.c, hi), hi + 1):
             out[n] = A_FAME + k
             n += 1
+    # R-TIX-1 fix: a ticket is taken, never declined: a colour held neither by the box
+    # office nor by the discards is not offered (with none left the task is void)
     elif t.kind == T_TICKET_ANY:
         for c in range(3):
-            out[c] = A_TICKET + c
-        n = 3
+            if ticket_obtainable(s, c):
+                out[n] = A_TICKET + c
+                n += 1
     elif t.kind == T_TICKET_PAIR:
+        hi = 1
         for c in range(3):
-            out[c] = A_TICKET_PAIR + c
-        n = 3
+            hi = _max(hi, ticket_obtainable(s, PAIR_A[c]) + ticket_obtainable(s, PAIR_B[c]))
+        for c in range(3):
+            if ticket_obtainable(s, PAIR_A[c]) + ticket_obtainable(s, PAIR_B[c]) == hi:
+                out[n] = A_TICKET_PAIR + c
+                n += 1
     elif t.kind == T_TICKET_OR:
-        out[0] = A_TICKET + t.a
-        out[1] = A_TICKET + t.b
-        n = 2
+        if ticket_obtainable(s, t.a):
+            out[n] = A_TICKET + t.a
+            n += 1
+        if ticket_obtainable(s, t.b):
+            out[n] = A_TICKET + t.b
+            n += 1
     elif t.kind == T_BOX_DISCARD:
         for c in range(3):
             if c != t.a and s.box[c] > 0:
@@ -631,6 +681,16 @@ cdef int state_legal_actions(StateC* s, action_t* out) noexcept nogil:
         if t.a > 0:
             out[n] = A_TMOVE_DONE
             n += 1
+    # Fix: GameState.legal_actions promises ascending ids, but T_TURN_START listed the
+    # executive actions (8..11) before the moves (4..7) and T_KO the kicked-out actions
+    # (22..24) before the executive actions.
+    for i in range(1, n):
+        k = out[i]
+        c = i - 1
+        while c >= 0 and out[c] > k:
+            out[c + 1] = out[c]
+            c -= 1
+        out[c + 1] = k
     return n
 
 cdef int state_chance_outcomes(StateC* s, action_t* out, int* weights) noexcept nogil:
@@ -731,6 +791,19 @@ cdef void push_rep_tile(StateC* s, int p, int tile) noexcept nogil:
     """R-VIS-3: the tile goes to a board space (bonus), then a lobby visitor leaves."""
     push(s, T_LOBBY_OUT, p, 0, 0, 0)
     push(s, T_REP_SPACE, p, tile, 0, 0)
+
+cdef inline bint start_tile_waiting(const StateC* s, int p) noexcept nogil:
+    """A work fills the 3rd slot while the start reputation tile is still on it."""
+    return s.players[p].nworks >= 3 and s.players[p].start_tile >= 0
+
+cdef void push_start_tile(StateC* s, int p) noexcept nogil:
+    """Seed 001 fix (the seeds outrank RN §3.2): the start tile lies on the work placed
+    in the 3rd slot until the player's turn ends (for a kicked-out action: until that
+    action ends); then it goes to a reputation space (bonus) and a lobby visitor leaves
+    (R-VIS-3). It used to move at once, before the purchase's tickets were even used."""
+    cdef int k = s.players[p].start_tile
+    s.players[p].start_tile = -1
+    push_rep_tile(s, p, k)
 
 cdef void push_space_bonus(StateC* s, int p, int space) noexcept nogil:
     """C§7 player-board reputation space bonuses."""
@@ -1087,7 +1160,10 @@ cdef void run_auto(StateC* s, TaskC t) noexcept nogil:
     if t.kind == T_GAIN_TICKET:
         gain_ticket(s, p, t.a)
     elif t.kind == T_END_TURN:
-        if s.ko_owner >= 0:
+        if start_tile_waiting(s, p):
+            push(s, T_END_TURN, p, 0, 0, 0)      # then the kicked-out phase
+            push_start_tile(s, p)
+        elif s.ko_owner >= 0:
             if in_final_round(s):     # RN §2.7: no kicked-out actions in the final round
                 push(s, T_FINISH_TURN, p, 0, 0, 0)
                 push(s, T_KO_DONE, p, 0, 0, 0)
@@ -1108,17 +1184,20 @@ cdef void run_auto(StateC* s, TaskC t) noexcept nogil:
             s.ko_owner = -1
             s.ko_loc = -1
     elif t.kind == T_FINISH_TURN:
+        # a kicked-out action may have filled its owner's 3rd slot (seed 001 timing)
+        for k in range(s.num_players):
+            if start_tile_waiting(s, k):
+                push(s, T_FINISH_TURN, p, 0, 0, 0)
+                push_start_tile(s, k)
+                return
         finish_turn(s)
     elif t.kind == T_BEGIN_GAME:
         for L in range(NUM_LOCATIONS):
             s.loc_tile[L] = -1      # leftover start tiles are removed
         start_turn(s, 0)
     elif t.kind == T_BUY_FINISH:
-        # C§5: tickets, then the start tile of a filled 3rd slot (RN §3.2)
-        if pl.nworks >= 3 and t.c == 1 and pl.start_tile >= 0:
-            k = pl.start_tile
-            pl.start_tile = -1
-            push_rep_tile(s, p, k)
+        # C§5: the tickets. (A start tile on the 3rd slot now waits for the end of the
+        # turn: see start_tile_waiting.)
         push_ticket_pattern(s, p, WORK_TICKETS[t.b])
     elif t.kind == T_FREE_HIRE:
         if pl.queue > 0 and pl.desks < NUM_DESKS:      # R-HIRE-1
@@ -1163,8 +1242,12 @@ cdef void run_auto(StateC* s, TaskC t) noexcept nogil:
         else:
             kind = card % 5
             if kind == CK_SIGN:
-                push(s, T_PILE, p, 0, 0, 0)
-                push(s, T_DEAL4, p, 0, 0, 0)
+                # R-CON-1 fix: a face-up contract is never covered, so with no free or
+                # completed slot the bonus gives nothing (a card used to be taken from
+                # the display and lost); likewise when no card can be had at all
+                if can_action(s, p, LOC_SALES, 0):
+                    push(s, T_PILE, p, 0, 0, 0)
+                    push(s, T_DEAL4, p, 0, 0, 0)
             elif kind == CK_ASSISTANT:
                 push(s, T_FREE_HIRE, p, 0, 0, 0)
             elif kind == CK_BAG_VISITOR:
@@ -1258,13 +1341,7 @@ cdef void resolve(StateC* s, action_t a) noexcept nogil:
         if i < NUM_LOCATIONS:
             push(s, T_LEAVE, p, i, 0, 0)
     elif t.kind == T_LEAVE:
-        if a == A_LEAVE_DESK:
-            pl.desks -= 1
-        elif a != A_LEAVE_NONE:
-            s.loc_owner[a - A_LEAVE_LOC] = -1
-        if a != A_LEAVE_NONE:
-            s.loc_owner[t.a] = p
-            s.loc_kind[t.a] = PIECE_ASSISTANT
+        apply_leave(s, p, t.a, a)
     elif t.kind == T_LOC_ACTION:
         if a == A_PASS:
             s.passes += 1
