@@ -68,7 +68,11 @@ def generate() -> None:
         else:
             lines.append(f"        '{n}': {_getter('s[0]', n, d)},")
     lines += ["    }", "", "cdef void raw_to_state(dict d, StateC* s) except *:",
-              "    cdef int i, j, k", "    memset(s, 0, sizeof(StateC))"]
+              "    cdef int i, j, k",
+              "    # a second guard behind engine.serialize: never write past the arrays",
+              "    if len(d['tasks']) > MAX_TASKS or len(d['players']) > MAX_PLAYERS:",
+              "        raise ValueError('raw state: too many tasks or players')",
+              "    memset(s, 0, sizeof(StateC))"]
     for typ, n, d in state:
         if typ == "TaskC":
             lines.append("    for k in range(len(d['tasks'])):")

@@ -16,7 +16,7 @@ from engine._core cimport (
     state_check_invariants, state_resample_hidden, playout_random, rng_next, rng_below,
     state_sale_value,
 )
-from engine._core cimport TaskC, PlayerC
+from engine._core cimport TaskC, PlayerC, MAX_PLAYERS
 cimport engine._core as core
 
 include "_raw.pxi"
@@ -227,7 +227,7 @@ cdef class GameState:
     def apply_random_chance(self, seed) -> int:
         """At a chance point, apply an outcome drawn with its probability; returns it."""
         cdef RngC rng
-        if not self.is_chance():
+        if not self.is_chance() or not self.chance_outcomes():
             raise IllegalActionError("not at a chance point")
         rng.s = _check_seed(seed)
         rng_next(&rng)
