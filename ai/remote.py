@@ -1,0 +1,88 @@
+"""A bot that asks a running hint service for every move:
+"remote:HOST:PORT,bot=mcts,iterations=500" (options other than timeout and token are
+passed on as the remote bot's spec, validated by the server)."""
+from __future__ import annotations
+
+from typing import Any
+
+import engine
+from ai.bot import Analysis, Budget, MoveInfo, decision_player
+
+_OWN_OPTIONS = ("timeout", "token")
+
+
+def parse_remote_spec(rest: str) -> dict[str, Any]:
+    """"HOST:PORT,bot=NAME,key=value,..." -> address, remote bot spec, timeout, token."""
+    items = [x.strip() for x in rest.split(",") if x.strip()]
+    if not items or "=" in items[0] or ":" not in items[0]:
+        raise ValueError("remote bot spec must start with HOST:PORT, e.g. remote:localhost:50051,bot=mcts")
+    address = items[0]
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"remote bot address {address!r}: expected HOST:PORT with a port 1..65535")
+    bot = "mcts"
+    options: list[str] = []
+    out: dict[str, Any] = {"address": address, "timeout": 60.0, "token": ""}
+    for item in items[1:]:
+        key, eq, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq or not key:
+            raise ValueError(f"remote option {item!r} needs a value (key=value)")
+        if key == "bot":
+            bot = value
+        elif key == "timeout":
+            try:
+                out["timeout"] = float(value)
+            except ValueError:
+                raise ValueError(f"remote option timeout={value!r}: expected float") from None
+        elif key == "token":
+            out["token"] = value
+        else:
+            options.append(f"{key}={value}")
+    out["bot_spec"] = bot + (":" + ",".join(options) if options else "")
+    return out
+
+
+class RemoteBot:
+    """Asks a GalleristAI service (SuggestMoves) for each move, sending the player's view."""
+
+    name = "remote"
+
+    def __init__(self, *, seed: int = 0, address: str, bot_spec: str = "mcts",
+                 timeout: float = 60.0, token: str = "") -> None:
+        import grpc
+
+        from proto.gallerist.v1 import hints_pb2_grpc
+
+        self.seed = seed
+        self.address = address
+        self.bot_spec = bot_spec
+        self.timeout = timeout
+        self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
+        self._channel = grpc.insecure_channel(address)
+        self._stub = hints_pb2_grpc.GalleristAIStub(self._channel)
+        self._calls = 0
+
+    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
+        from proto.gallerist.v1 import hints_pb2
+
+        player = decision_player(state)
+        b = Budget.of(budget)
+        self._calls += 1
+        request = hints_pb2.HintRequest(
+            state=state.view(player).to_proto(), bot_spec=self.bot_spec,
+            budget=hints_pb2.Budget(iterations=int(b.iterations), time_ms=int(b.time_ms), depth=int(b.depth)),
+            seed=(self.seed * 1_000_003 + self._calls) % (1 << 63), perspective=player)
+        reply = self._stub.SuggestMoves(request, timeout=self.timeout, metadata=self._metadata)
+        moves = [MoveInfo(action=m.action, notation=m.notation, visits=m.visits, depth=m.depth,
+                          expected_money=list(m.expected_money), win_probability=m.win_probability,
+                          value=m.value, pv=list(m.pv)) for m in reply.moves]
+        st = reply.stats
+        return Analysis(player=player, bot=f"remote:{reply.bot}", moves=moves, iterations=st.iterations,
+                        nodes=st.nodes, depth=st.depth, elapsed_ms=st.elapsed_ms)
+
+    def choose(self, state: engine.GameState) -> int:
+        return self.analyze(state).best.action
+
+    def close(self) -> None:
+        self._channel.close()

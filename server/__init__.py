@@ -1,0 +1,13 @@
+"""The GalleristAI gRPC move-hint service and the ``gallerist`` command line.
+
+`create_server(address)` builds the server (returns ``(server, port)``), `serve()` runs
+one until SIGTERM; `HintClient` talks to one. The protocol is
+proto/gallerist/v1/hints.proto.
+"""
+from server.app import GalleristServer, create_server, serve
+from server.client import HintClient, hint_request
+from server.limits import Limits, RequestError
+from server.servicer import SERVICE_NAME, GalleristServicer
+
+__all__ = ["GalleristServer", "GalleristServicer", "HintClient", "Limits", "RequestError",
+           "SERVICE_NAME", "create_server", "hint_request", "serve"]

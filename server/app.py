@@ -1,0 +1,199 @@
+"""Building, running and stopping the gRPC server.
+
+`create_server(address)` returns `(server, port)`, not started, so tests can bind
+``localhost:0``; `serve()` runs one until SIGTERM or SIGINT, then shuts it down
+gracefully: health turns NOT_SERVING, new calls are refused, calls in flight finish.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import signal
+import threading
+from collections.abc import Callable
+from concurrent import futures
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from server.auth import TokenInterceptor
+from server.limits import Limits
+from server.servicer import SERVICE_NAME, GalleristServicer, add_servicer
+from server.slots import SearchSlots
+from server.state_cache import StateCache
+
+__all__ = ["DEFAULT_PORT", "GalleristServer", "create_server", "serve"]
+
+log = logging.getLogger("gallerist.server")
+
+DEFAULT_PORT = 50051
+#: Threads beyond the search workers, for the cheap calls (health, NewGame, ...).
+EXTRA_THREADS = 4
+HEALTH_SERVICE_NAME: str = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
+
+
+class GalleristServer:
+    """A started-or-not gRPC server with its health status and search slots.
+
+    It offers the `grpc.Server` calls that matter (`start`, `stop`,
+    `wait_for_termination`); `stop` is graceful: health first turns NOT_SERVING.
+    """
+
+    def __init__(self, server: grpc.Server, port: int, health_servicer: health.HealthServicer,
+                 servicer: GalleristServicer, slots: SearchSlots, address: str) -> None:
+        self.server = server
+        self.port = port
+        self.health = health_servicer
+        self.servicer = servicer
+        self.slots = slots
+        self.address = address
+
+    def start(self) -> None:
+        """Start serving; health turns SERVING."""
+        self.server.start()
+        for name in ("", SERVICE_NAME):
+            self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        log.info("serving %s on %s", SERVICE_NAME, self.address)
+
+    def stop(self, grace: float | None = None) -> threading.Event:
+        """Stop: health NOT_SERVING, refuse new calls, let calls in flight finish for up to
+        `grace` seconds (searches are asked to stop at 80% of it, so they answer with
+        what they found), then cancel what is left.
+
+        Returns:
+            An event set when the server has stopped.
+        """
+        self.health.enter_graceful_shutdown()
+        done = self.server.stop(grace)
+        if grace is not None and grace > 0:
+            timer = threading.Timer(0.8 * grace, self.slots.stop_all)
+            timer.daemon = True
+            timer.start()
+            def cancel_when_done() -> None:
+                done.wait()
+                timer.cancel()
+            threading.Thread(target=cancel_when_done, daemon=True).start()
+        else:
+            self.slots.stop_all()
+        return done
+
+    def shutdown(self, grace: float = 10.0, drain: float = 0.0) -> None:
+        """The whole graceful shutdown, blocking until it is over.
+
+        Args:
+            grace: seconds that calls in flight may take to finish.
+            drain: seconds to keep serving after health turned NOT_SERVING, so that load
+                balancers stop sending calls first.
+        """
+        log.info("shutting down: health NOT_SERVING, %.1f s drain, %.1f s grace", drain, grace)
+        self.health.enter_graceful_shutdown()
+        if drain > 0:
+            threading.Event().wait(drain)
+        self.stop(grace).wait()
+        log.info("stopped")
+
+    def wait_for_termination(self, timeout: float | None = None) -> bool:
+        """Block until the server stops (or `timeout` seconds pass; then returns True)."""
+        return bool(self.server.wait_for_termination(timeout))
+
+
+def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 2,
+                  limits: Limits | None = None, tls_cert: str | Path | None = None,
+                  tls_key: str | Path | None = None, token: str | None = None,
+                  max_rpcs: int | None = None, state_cache: int = 256,
+                  make_bot: Callable[[str, int], Any] | None = None,
+                  ) -> tuple[GalleristServer, int]:
+    """Build the server (not started).
+
+    Args:
+        address: "host:port" to bind; port 0 picks a free one.
+        workers: searches that may run at once (each takes a thread and a core; a
+            search with threads=k takes k).
+        limits: request limits (default `Limits()`); `max_threads` is capped at `workers`.
+        tls_cert, tls_key: PEM files of the server certificate chain and its private key;
+            both or neither (then the port is plain text).
+        token: when given, every call but health checks needs
+            ``authorization: Bearer <token>``.
+        max_rpcs: calls accepted at once, beyond which gRPC answers RESOURCE_EXHAUSTED
+            (default: twice the thread pool).
+        state_cache: validated states kept for reuse (0: validate every state).
+        make_bot: bot factory for the servicer (tests).
+
+    Returns:
+        (the server, the bound port).
+
+    Raises:
+        ValueError: bad arguments; RuntimeError: the address cannot be bound.
+    """
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    if (tls_cert is None) != (tls_key is None):
+        raise ValueError("TLS needs both a certificate and a key file")
+    limits = limits or Limits()
+    limits = dataclasses.replace(limits, max_threads=min(limits.max_threads, workers))
+    threads = workers + EXTRA_THREADS
+    slots = SearchSlots(workers)
+    interceptors: list[grpc.ServerInterceptor] = [TokenInterceptor(token)] if token else []
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=threads, thread_name_prefix="gallerist"),
+        interceptors=interceptors,
+        maximum_concurrent_rpcs=max_rpcs or 2 * threads,
+        options=[("grpc.so_reuseport", 0)],
+    )
+    servicer = GalleristServicer(limits=limits, slots=slots, make_bot=make_bot,
+                                 cache=StateCache(state_cache) if state_cache else None)
+    add_servicer(servicer, server)
+    health_servicer = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    for name in ("", SERVICE_NAME):
+        health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, HEALTH_SERVICE_NAME, reflection.SERVICE_NAME), server)
+    if tls_cert is not None and tls_key is not None:
+        credentials = grpc.ssl_server_credentials(
+            [(Path(tls_key).read_bytes(), Path(tls_cert).read_bytes())])
+        port = server.add_secure_port(address, credentials)
+    else:
+        port = server.add_insecure_port(address)
+    if not port:
+        raise RuntimeError(f"cannot bind {address}")
+    host = address.rsplit(":", 1)[0]
+    return GalleristServer(server, port, health_servicer, servicer, slots,
+                           f"{host}:{port}"), port
+
+
+def serve(address: str = f"localhost:{DEFAULT_PORT}", *, grace: float = 10.0,
+          drain: float = 0.0, ready: Callable[[GalleristServer], None] | None = None,
+          **kwargs: Any) -> None:
+    """Run the server until SIGTERM or SIGINT, then shut it down gracefully.
+
+    Args:
+        address: "host:port" to bind.
+        grace: seconds that calls in flight may take to finish at shutdown.
+        drain: seconds to keep serving after health turned NOT_SERVING.
+        ready: called once the server is serving (the command line prints the port).
+        **kwargs: passed to `create_server`.
+    """
+    server, _ = create_server(address, **kwargs)
+    stopping = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        if stopping.is_set():
+            return
+        stopping.set()
+        log.info("received %s", signal.Signals(signum).name)
+        threading.Thread(target=server.shutdown, args=(grace, drain), daemon=True).start()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        server.start()
+        if ready is not None:
+            ready(server)
+        server.wait_for_termination()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

@@ -1,0 +1,64 @@
+"""A shared-token check on request metadata, for deployments outside localhost.
+
+Clients send ``authorization: Bearer <token>``; any other call is answered
+UNAUTHENTICATED before it reaches the servicer. Health checks stay open so that load
+balancers and orchestrators can probe the server without the token.
+"""
+from __future__ import annotations
+
+import hmac
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+
+__all__ = ["TokenInterceptor", "bearer_metadata"]
+
+log = logging.getLogger("gallerist.server")
+
+#: Methods that need no token.
+OPEN_METHODS = frozenset({"/grpc.health.v1.Health/Check", "/grpc.health.v1.Health/Watch"})
+
+
+def bearer_metadata(token: str | None) -> tuple[tuple[str, str], ...]:
+    """The call metadata that carries `token` (empty without one)."""
+    return (("authorization", f"Bearer {token}"),) if token else ()
+
+
+def _deny(method: str) -> Callable[[Any, grpc.ServicerContext], Any]:
+    def deny(request: Any, context: grpc.ServicerContext) -> Any:
+        log.info("%s budget=- elapsed=0.0ms status=UNAUTHENTICATED", method.rsplit("/", 1)[-1])
+        context.abort(grpc.StatusCode.UNAUTHENTICATED,
+                      "authorization: missing or wrong token (send 'authorization: Bearer "
+                      "<token>' in the call metadata)")
+    return deny
+
+
+class TokenInterceptor(grpc.ServerInterceptor):
+    """Refuses calls without the shared token (compared in constant time).
+
+    Args:
+        token: the shared token (non-empty).
+        open_methods: full method names that need no token.
+    """
+
+    def __init__(self, token: str, open_methods: frozenset[str] = OPEN_METHODS) -> None:
+        if not token:
+            raise ValueError("the token must not be empty")
+        self._expected = f"Bearer {token}".encode()
+        self._open = open_methods
+
+    def intercept_service(self, continuation: Callable[[grpc.HandlerCallDetails], Any],
+                          handler_call_details: grpc.HandlerCallDetails) -> Any:
+        method = handler_call_details.method
+        if method in self._open:
+            return continuation(handler_call_details)
+        sent = b""
+        for key, value in handler_call_details.invocation_metadata or ():
+            if key == "authorization":
+                sent = value.encode() if isinstance(value, str) else bytes(value)
+                break
+        if hmac.compare_digest(sent, self._expected):
+            return continuation(handler_call_details)
+        return grpc.unary_unary_rpc_method_handler(_deny(method))

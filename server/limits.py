@@ -1,0 +1,228 @@
+"""What one request may ask of the server: the configurable limits and their checks.
+
+Everything a client controls that sizes work (the budget, the bot's options, the report
+interval, seeds) is checked here before it reaches a bot or the engine's C code. A value
+out of range is a `RequestError` naming the field and the limit; the servicer turns it
+into INVALID_ARGUMENT.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ai.bot import Budget
+from ai.spec import BOTS, bot_options, parse_spec
+
+__all__ = ["BOT_KINDS", "Limits", "RequestError", "build_bot", "check_budget",
+           "check_interval", "check_seed", "check_spec", "default_budget"]
+
+#: Bot names by `gallerist.v1.BotKind` number (0 = the server's default bot).
+BOT_KINDS: dict[int, str] = {1: "mcts", 2: "expectimax", 3: "greedy", 4: "random"}
+#: Seeds are 0..2^63-1 (the bots add small offsets to them in 64-bit arithmetic).
+MAX_SEED = 2**63 - 1
+
+
+class RequestError(ValueError):
+    """A request field that the server cannot accept: the message starts with the field."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"{field}: {problem}")
+        self.field = field
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Limits of one request, set when the server starts (`gallerist serve --help`).
+
+    Attributes:
+        max_iterations: most MCTS iterations one search may ask for.
+        max_time_ms: longest search time, ms.
+        max_depth: deepest expectimax search, in decisions.
+        max_threads: most threads one search may use (each takes one search slot).
+        max_nodes: largest MCTS tree (nodes; about 64 bytes each).
+        max_tt_bits: largest expectimax transposition table, log2 of its entries
+            (32 bytes each).
+        default_bot: the bot spec used when a request names none.
+        default_interval_ms: AnalyzeStream's report interval when the request gives 0.
+        min_interval_ms: the shortest report interval a request may ask for.
+        bots: the bots requests may name. Others in `ai.BOTS` are refused: they may not
+            honour budgets and stop(), or, like ``remote``, reach other hosts.
+        deadline_reserve_ms: time kept back from the client's deadline to build and send
+            the answer, ms, plus `deadline_reserve_fraction` of the time remaining.
+        deadline_reserve_fraction: see `deadline_reserve_ms`.
+    """
+
+    max_iterations: int = 200_000
+    max_time_ms: int = 10_000
+    max_depth: int = 6
+    max_threads: int = 2
+    max_nodes: int = 2_000_000
+    max_tt_bits: int = 20
+    default_bot: str = "mcts"
+    default_interval_ms: int = 250
+    min_interval_ms: int = 20
+    deadline_reserve_ms: float = 15.0
+    deadline_reserve_fraction: float = 0.1
+    bots: tuple[str, ...] = ("mcts", "expectimax", "greedy", "random")
+
+    def __post_init__(self) -> None:
+        for name in ("max_iterations", "max_time_ms", "max_depth", "max_threads",
+                     "max_nodes", "max_tt_bits", "default_interval_ms", "min_interval_ms"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"limit {name} must be >= 1, got {getattr(self, name)}")
+        if not 0 <= self.deadline_reserve_fraction < 1 or self.deadline_reserve_ms < 0:
+            raise ValueError("deadline reserve must be >= 0 ms and a fraction in [0, 1)")
+        check_spec(self.default_bot, self, field="default_bot")  # fail at start-up
+        build_bot(self.default_bot, 0, field="default_bot")
+
+    def search_ms(self, remaining_s: float | None) -> float | None:
+        """The time a search may take before the client's deadline, in ms.
+
+        Args:
+            remaining_s: `context.time_remaining()`: seconds to the deadline, or None.
+
+        Returns:
+            None without a deadline, else the time remaining less the reserve (>= 0).
+        """
+        if remaining_s is None:
+            return None
+        ms = remaining_s * 1000.0
+        return max(0.0, ms - self.deadline_reserve_ms - self.deadline_reserve_fraction * ms)
+
+
+# Bot options that size the work, and the limit each is held to (None: only finite / > 0).
+_SIZE_OPTIONS: dict[str, str] = {
+    "iterations": "max_iterations",
+    "time_ms": "max_time_ms",
+    "depth": "max_depth",
+    "threads": "max_threads",
+    "max_nodes": "max_nodes",
+    "tt_bits": "max_tt_bits",
+}
+# Float options that divide or scale: they must be finite and positive.
+_POSITIVE_OPTIONS = ("margin_scale", "win_temperature")
+
+
+#: Longest bot spec accepted (the longest useful one is about 150 characters).
+MAX_SPEC_CHARS = 256
+
+
+def check_spec(spec: str, limits: Limits, *, field: str = "bot_spec") -> tuple[str, dict[str, Any]]:
+    """Check a bot spec against the limits, without building the bot.
+
+    Args:
+        spec: a bot spec ("mcts:iterations=500").
+        limits: the server's limits.
+        field: the request field named in errors.
+
+    Returns:
+        (bot name, its options as given).
+
+    Raises:
+        RequestError: unknown bot or option, a bad value, or a value above a limit.
+    """
+    if len(spec) > MAX_SPEC_CHARS:
+        raise RequestError(field, f"{len(spec)} characters is longer than the "
+                                  f"{MAX_SPEC_CHARS} allowed")
+    name = spec.partition(":")[0].strip().lower()
+    if name and name not in limits.bots:
+        raise RequestError(field, f"unknown bot {name!r}; this server offers "
+                                  f"{', '.join(limits.bots)}")
+    try:
+        name, items = _parse(spec)
+    except ValueError as exc:
+        raise RequestError(field, str(exc)) from None
+    opts = dict(items)
+    for key, value in opts.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise RequestError(field, f"option {key}={value} must be a finite number")
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+            raise RequestError(field, f"option {key}={value} must be >= 0")
+        if key in _POSITIVE_OPTIONS and value <= 0:
+            raise RequestError(field, f"option {key}={value} must be > 0")
+        limit_name = _SIZE_OPTIONS.get(key)
+        if limit_name is not None:
+            limit = getattr(limits, limit_name)
+            if value > limit:
+                raise RequestError(field, f"option {key}={value} is above the server's "
+                                          f"limit of {limit}")
+    return name, opts
+
+
+@functools.lru_cache(maxsize=512)
+def _parse(spec: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
+    """`ai.parse_spec`, remembered: it inspects the bot's signature, which costs about
+    0.1 ms, and clients send the same few specs again and again. Errors are not cached."""
+    name, opts = parse_spec(spec)
+    return name, tuple(opts.items())
+
+
+def build_bot(spec: str, seed: int, *, field: str = "bot_spec") -> Any:
+    """A new bot from a spec already checked by `check_spec` (bots keep state between
+    calls, so every search gets its own). The same as `ai.make_bot`, with the spec's
+    parse remembered.
+
+    Raises:
+        RequestError: the bot rejected an option value (naming it).
+    """
+    try:
+        name, items = _parse(spec)
+        return BOTS[name](seed=seed, **dict(items))
+    except TypeError as exc:
+        raise RequestError(field, f"bad options for bot: {exc}") from None
+    except ValueError as exc:
+        raise RequestError(field, str(exc)) from None
+
+
+def default_budget(bot: Any) -> Budget:
+    """The budget a bot uses when a request's budget is all zeros: its own options."""
+    return Budget(iterations=int(getattr(bot, "iterations", 0) or 0),
+                  time_ms=float(getattr(bot, "time_ms", 0.0) or 0.0),
+                  depth=int(getattr(bot, "depth", 0) or 0))
+
+
+def check_budget(iterations: int, time_ms: int, depth: int, limits: Limits) -> Budget:
+    """A request's budget, checked against the limits (field names as in `Budget`).
+
+    Raises:
+        RequestError: a field above its limit, naming the field and the limit.
+    """
+    for field, value, limit, unit in (
+            ("budget.iterations", iterations, limits.max_iterations, " iterations"),
+            ("budget.time_ms", time_ms, limits.max_time_ms, " ms"),
+            ("budget.depth", depth, limits.max_depth, " decisions")):
+        if value < 0:
+            raise RequestError(field, f"{value} must be >= 0")
+        if value > limit:
+            raise RequestError(field, f"{value} is above the server's limit of {limit}{unit}")
+    return Budget(iterations=iterations, time_ms=float(time_ms), depth=depth)
+
+
+def check_interval(interval_ms: int, limits: Limits) -> float:
+    """AnalyzeStream's report interval in ms (0 = the default), checked."""
+    if interval_ms == 0:
+        return float(limits.default_interval_ms)
+    if not limits.min_interval_ms <= interval_ms <= limits.max_time_ms:
+        raise RequestError("report_interval_ms", f"{interval_ms} is outside the server's "
+                           f"range {limits.min_interval_ms}..{limits.max_time_ms} ms")
+    return float(interval_ms)
+
+
+def check_seed(seed: int, field: str = "seed") -> int:
+    """A seed, checked to be in 0..2^63-1."""
+    if not 0 <= seed <= MAX_SEED:
+        raise RequestError(field, f"{seed} is outside 0..2^63-1")
+    return seed
+
+
+def bot_names() -> list[str]:
+    """The names of the bots the server knows (for help texts)."""
+    return sorted(BOT_KINDS.values())
+
+
+def option_names(bot: str) -> list[str]:
+    """The options of a bot (for help texts)."""
+    return sorted(bot_options(bot))

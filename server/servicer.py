@@ -1,0 +1,311 @@
+"""The GalleristAI servicer: proto requests in, engine and bot calls, proto responses out.
+
+Every failure becomes a status code through `context.abort`, with a message that starts
+with the request field at fault:
+
+- a bad state, action, bot, option, budget or seed: INVALID_ARGUMENT;
+- every search slot busy: RESOURCE_EXHAUSTED;
+- an unexpected exception (a bug): INTERNAL, logged with its traceback.
+
+Each call is logged on the ``gallerist.server`` logger: method, budget, elapsed time and
+status.
+"""
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+
+import engine
+from engine.actions import action_to_string, describe_decision
+from proto.gallerist.v1 import hints_pb2
+from server import convert
+from server.limits import (
+    Limits,
+    RequestError,
+    build_bot,
+    check_budget,
+    check_interval,
+    check_seed,
+    check_spec,
+)
+from server.search import Search
+from server.slots import SearchSlots
+from server.state_cache import StateCache
+
+__all__ = ["GalleristServicer", "SERVICE_NAME", "Undecodable", "add_servicer"]
+
+log = logging.getLogger("gallerist.server")
+
+#: The full name of the service, from the proto descriptor.
+SERVICE_NAME: str = hints_pb2.DESCRIPTOR.services_by_name["GalleristAI"].full_name
+#: `context.time_remaining()` above this many seconds means "no deadline".
+_NO_DEADLINE_S = 1e8
+
+
+class Overloaded(Exception):
+    """Every search slot is taken."""
+
+
+class Undecodable:
+    """Stands in for a request whose bytes are not a valid message of its type, so that
+    the servicer can answer INVALID_ARGUMENT (gRPC itself would answer INTERNAL)."""
+
+    def __init__(self, type_name: str, error: Exception) -> None:
+        self.type_name = type_name
+        self.error = error
+
+
+def _safe_parser(message_type: Any) -> Callable[[bytes], Any]:
+    name = message_type.DESCRIPTOR.full_name
+
+    def parse(data: bytes) -> Any:
+        try:
+            return message_type.FromString(data)
+        except Exception as exc:  # noqa: BLE001 - any parse failure is the client's
+            return Undecodable(name, exc)
+    return parse
+
+
+class _Call:
+    """One call's log line: method, budget, elapsed, status."""
+
+    def __init__(self, method: str, context: grpc.ServicerContext) -> None:
+        self.method = method
+        self.context = context
+        self.t0 = time.perf_counter()
+        self.budget = "-"
+        self.extra = ""
+
+    def done(self, failed: bool = False) -> None:
+        code = self.context.code()  # type: ignore[attr-defined]
+        if code is None:
+            if failed:
+                status = "UNKNOWN"
+            elif not self.context.is_active():
+                status = "CANCELLED"
+            else:
+                status = "OK"
+        else:
+            status = code.name
+        elapsed = (time.perf_counter() - self.t0) * 1000.0
+        log.info("%s budget=%s elapsed=%.1fms status=%s%s", self.method, self.budget,
+                 elapsed, status, self.extra)
+
+
+_Method = Callable[[Any, Any, grpc.ServicerContext, "_Call"], Any]
+_Handler = Callable[[Any, Any, grpc.ServicerContext], Any]
+
+
+def _abort_for(exc: Exception, call: _Call, context: grpc.ServicerContext) -> None:
+    """Abort the call for an exception raised while serving it (always raises)."""
+    if isinstance(exc, RequestError):
+        call.extra = f" error={exc}"
+        context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+    if isinstance(exc, Overloaded):
+        context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+    if context.code() is not None:  # type: ignore[attr-defined]  # abort() chose the status
+        raise exc
+    log.exception("%s failed", call.method)
+    context.abort(grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}")
+
+
+def _unary(method: _Method) -> _Handler:
+    """Wrap a unary handler `f(self, request, context, call)`: decode check, errors to
+    status codes, one log line."""
+    @functools.wraps(method)
+    def handler(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
+        call = _Call(method.__name__, context)
+        failed = False
+        try:
+            if isinstance(request, Undecodable):
+                raise RequestError("request", f"not a valid {request.type_name} message "
+                                              f"({request.error})")
+            return method(self, request, context, call)
+        except Exception as exc:
+            failed = True
+            _abort_for(exc, call, context)
+        finally:
+            call.done(failed)
+    return handler
+
+
+def _streaming(method: _Method) -> _Handler:
+    """`_unary` for a server-streaming handler (a generator)."""
+    @functools.wraps(method)
+    def handler(self: Any, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+        call = _Call(method.__name__, context)
+        failed = False
+        try:
+            if isinstance(request, Undecodable):
+                raise RequestError("request", f"not a valid {request.type_name} message "
+                                              f"({request.error})")
+            yield from method(self, request, context, call)
+        except Exception as exc:
+            failed = True
+            _abort_for(exc, call, context)
+        finally:
+            call.done(failed)
+    return handler
+
+
+class GalleristServicer:
+    """The service. It only translates: checks in `server.limits`, searching in
+    `server.search`, messages in `server.convert`. Each rpc method takes the request
+    and the context (the wrapper adds the call's log record); `add_servicer` registers
+    them under the names of hints.proto.
+
+    Args:
+        limits: what one request may ask for.
+        slots: the concurrent-search limit, shared with the server's shutdown.
+        make_bot: builds a bot from a checked spec and a seed.
+        cache: validated states to reuse (None: validate every state).
+    """
+
+    def __init__(self, *, limits: Limits, slots: SearchSlots,
+                 make_bot: Callable[[str, int], Any] | None = None,
+                 cache: StateCache | None = None) -> None:
+        self.limits = limits
+        self.slots = slots
+        self.cache = cache
+        self._make_bot: Callable[[str, int], Any] = make_bot or build_bot
+
+    # ------------------------------------------------------------------ searches
+
+    def _search(self, request: Any, context: grpc.ServicerContext, call: _Call) -> Search:
+        """Validate the state and build the search, sized by the client's deadline."""
+        def search_ms() -> float | None:
+            remaining = context.time_remaining()
+            return self.limits.search_ms(
+                None if remaining is None or remaining > _NO_DEADLINE_S else remaining)
+
+        search = convert.search_for_request(request, self.limits, search_ms, self._make_bot,
+                                            self.cache)
+        b = search.budget
+        call.budget = (f"{getattr(search.bot, 'name', '?')}/it={b.iterations},"
+                       f"ms={b.time_ms:.0f},d={b.depth}")
+        return search
+
+    def _check_search_request(self, request: Any, call: _Call) -> int:
+        """The checks that need no state (cheap, done before taking a slot). Returns
+        the slots the search needs (its threads)."""
+        spec, field = convert.bot_spec(request, self.limits)
+        _, opts = check_spec(spec, self.limits, field=field)
+        iterations, time_ms, depth = convert.budget_fields(request)
+        call.budget = f"{spec}/it={iterations},ms={time_ms},d={depth}"
+        check_budget(iterations, time_ms, depth, self.limits)
+        check_seed(request.seed)
+        return int(opts.get("threads", 1))
+
+    def _overloaded(self) -> Overloaded:
+        return Overloaded(f"server busy: {self.slots.in_use} of {self.slots.capacity} search "
+                          "slots in use; retry later")
+
+    @_unary
+    def SuggestMoves(self, request: Any, context: grpc.ServicerContext, call: _Call) -> Any:
+        """Rank the moves of the player to move (hints.proto)."""
+        need = self._check_search_request(request, call)
+        with self.slots.hold(need) as ok:
+            if not ok:
+                raise self._overloaded()
+            search = self._search(request, context, call)
+            with self.slots.running(search):
+                if not context.add_callback(search.stop):
+                    search.stop()   # the call is already over: do the least work
+                report = search.run()
+        return convert.hint_response(report, request.max_moves)
+
+    @_streaming
+    def AnalyzeStream(self, request: Any, context: grpc.ServicerContext,
+                      call: _Call) -> Iterator[Any]:
+        """SuggestMoves with partial reports (hints.proto)."""
+        need = self._check_search_request(request, call)
+        interval = check_interval(request.report_interval_ms, self.limits)
+        with self.slots.hold(need) as ok:
+            if not ok:
+                raise self._overloaded()
+            search = self._search(request, context, call)
+            with self.slots.running(search):
+                if not context.add_callback(search.stop):
+                    search.stop()
+                reports = 0
+                for report in search.reports(interval):
+                    if not context.is_active():
+                        search.stop()
+                        break
+                    reports += 1
+                    yield convert.hint_response(report, request.max_moves)
+                call.extra = f" reports={reports}"
+
+    # ------------------------------------------------------------------ game play
+
+    @_unary
+    def NewGame(self, request: Any, context: grpc.ServicerContext, call: _Call) -> Any:
+        """A new game after setup (hints.proto)."""
+        n = request.num_players or 2
+        if n == 1:
+            raise RequestError("num_players", "1 (the solo game) is not supported yet")
+        if not 2 <= n <= 4:
+            raise RequestError("num_players", f"{n} is outside 2..4")
+        seed = check_seed(request.seed)
+        state = engine.new_game(num_players=n, seed=seed)
+        return hints_pb2.NewGameResponse(state=state.to_proto(), position=convert.position(state))
+
+    @_unary
+    def LegalActions(self, request: Any, context: grpc.ServicerContext, call: _Call) -> Any:
+        """The legal actions or chance outcomes of a position (hints.proto)."""
+        state = convert.state_from_message(request.state, request.HasField("state"),
+                                           cache=self.cache)
+        return convert.legal_actions_response(state)
+
+    @_unary
+    def ApplyAction(self, request: Any, context: grpc.ServicerContext, call: _Call) -> Any:
+        """Apply one action or chance outcome (hints.proto)."""
+        state = convert.state_from_message(request.state, request.HasField("state"),
+                                           cache=self.cache)
+        if request.WhichOneof("action") == "chance_seed":
+            seed = check_seed(request.chance_seed, "chance_seed")
+            if not state.is_chance():
+                raise RequestError("chance_seed", "the position is not at a chance event ("
+                                   + describe_decision(state) + ")")
+            action = state.apply_random_chance(seed)
+        else:
+            action = convert.action_from_request(request)
+            try:
+                state.apply(action)
+            except engine.IllegalActionError as exc:
+                raise RequestError(request.WhichOneof("action") or "action", str(exc)) from None
+        call.extra = f" action={action}"
+        return hints_pb2.ApplyActionResponse(
+            state=state.to_proto(), position=convert.position(state), action=action,
+            notation=action_to_string(action))
+
+
+def add_servicer(servicer: GalleristServicer, server: grpc.Server) -> None:
+    """Register the servicer like the generated `add_GalleristAIServicer_to_server`, but
+    with request parsers that never raise (undecodable bytes become INVALID_ARGUMENT)."""
+    unary = grpc.unary_unary_rpc_method_handler
+    handlers = {
+        "SuggestMoves": unary(servicer.SuggestMoves,
+                              request_deserializer=_safe_parser(hints_pb2.HintRequest),
+                              response_serializer=hints_pb2.HintResponse.SerializeToString),
+        "AnalyzeStream": grpc.unary_stream_rpc_method_handler(
+            servicer.AnalyzeStream,
+            request_deserializer=_safe_parser(hints_pb2.HintRequest),
+            response_serializer=hints_pb2.HintResponse.SerializeToString),
+        "NewGame": unary(servicer.NewGame,
+                         request_deserializer=_safe_parser(hints_pb2.NewGameRequest),
+                         response_serializer=hints_pb2.NewGameResponse.SerializeToString),
+        "LegalActions": unary(servicer.LegalActions,
+                              request_deserializer=_safe_parser(hints_pb2.LegalActionsRequest),
+                              response_serializer=hints_pb2.LegalActionsResponse.SerializeToString),
+        "ApplyAction": unary(servicer.ApplyAction,
+                             request_deserializer=_safe_parser(hints_pb2.ApplyActionRequest),
+                             response_serializer=hints_pb2.ApplyActionResponse.SerializeToString),
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
+    server.add_registered_method_handlers(SERVICE_NAME, handlers)

@@ -1,0 +1,109 @@
+"""Plain-text output of the command line: hint tables, turn plans, progress lines."""
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, TextIO
+
+__all__ = ["Progress", "format_hint", "format_plan"]
+
+
+def format_plan(notations: list[str]) -> str:
+    """A turn plan as one line, chance outcomes in [brackets]."""
+    return " -> ".join(f"[{n.removeprefix('chance:')}]" if n.startswith("chance:") else n
+                       for n in notations)
+
+
+def format_hint(response: Any, *, title: str = "", limit: int = 10) -> str:
+    """A HintResponse as a readable table, then the turn plan of the best move.
+
+    Args:
+        response: a `gallerist.v1.HintResponse`.
+        title: a first line (e.g. what the position is).
+        limit: the most moves to list.
+
+    Returns:
+        Lines of text (no trailing newline).
+    """
+    r = response
+    stats = r.stats
+    n = len(r.moves[0].expected_money) if r.moves else 0
+    money_head = "/".join(f"P{p}" for p in range(n)) or "-"
+    lines = [title] if title else []
+    lines.append(f"Hints for player {r.player} by {r.bot}"
+                 + ("" if r.final else " (partial)")
+                 + (", cut short by the deadline" if r.deadline_limited else "")
+                 + (", stopped early" if r.stopped else ""))
+    head = (f"{'#':>2}  {'move':<26} {'visits':>7} {'depth':>5} {'win%':>6} {'value':>8}  "
+            f"{'expected $ ' + money_head:<18}  plan (rest of the turn)")
+    lines.append(head)
+    lines.append("-" * len(head))
+    for i, m in enumerate(r.moves[:limit]):
+        money = "/".join(f"{x:.0f}" for x in m.expected_money)
+        plan = format_plan(list(m.pv_notation[1:]))
+        if len(plan) > 60:
+            plan = plan[:57] + "..."
+        lines.append(f"{i + 1:>2}  {m.notation:<26} {m.visits:>7} {m.depth:>5} "
+                     f"{100 * m.win_probability:>5.1f}% {m.value:>8.3f}  {money:<18}  {plan}")
+    hidden = r.legal_move_count - min(limit, len(r.moves))
+    if hidden > 0:
+        lines.append(f"    ... {hidden} more legal move(s) not shown")
+    if r.moves:
+        lines.append("")
+        lines.append("Turn plan: " + format_plan(list(r.moves[0].pv_notation)))
+    lines.append(f"Search: {stats.iterations:,} iterations, {stats.nodes:,} nodes, "
+                 f"depth {stats.depth}, {stats.elapsed_ms:,.0f} ms, "
+                 f"{stats.nodes_per_second:,.0f} nodes/s (budget: {r.budget.iterations:,} "
+                 f"iterations, time limit {r.budget.time_ms:,} ms, depth {r.budget.depth})")
+    return "\n".join(lines)
+
+
+class Progress:
+    """Progress of long work on one line of stderr ("label 40% detail"), redrawn in
+    place on a terminal and printed at most every `every` seconds otherwise.
+
+    Args:
+        label: what is being done.
+        total: units of work in all (0: unknown; then only the detail is shown).
+        stream: where to write (default stderr).
+        every: seconds between lines when the stream is not a terminal.
+        enabled: False makes every call a no-op.
+    """
+
+    def __init__(self, label: str, total: float = 0, *, stream: TextIO | None = None,
+                 every: float = 2.0, enabled: bool = True) -> None:
+        self.label = label
+        self.total = total
+        self.stream = stream or sys.stderr
+        self.every = every
+        self.enabled = enabled
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._last = 0.0
+        self._drawn = False
+
+    def update(self, done: float, detail: str = "") -> None:
+        """Report `done` units finished."""
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if not self.tty and now - self._last < self.every:
+            return
+        self._last = now
+        pct = f" {100.0 * done / self.total:3.0f}%" if self.total else ""
+        text = f"{self.label}{pct} {detail}".rstrip()
+        if self.tty:
+            self.stream.write("\r" + text[:119].ljust(119))
+            self._drawn = True
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def close(self, detail: str = "") -> None:
+        """Finish the line."""
+        if not self.enabled:
+            return
+        if self.tty and self._drawn:
+            self.stream.write("\r" + " " * 119 + "\r")
+        if detail:
+            self.stream.write(f"{self.label}: {detail}\n")
+        self.stream.flush()

@@ -1,0 +1,37 @@
+"""Fixtures of the service tests: an in-process server on an ephemeral localhost port."""
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
+
+import engine  # noqa: E402
+from server import GalleristServer, HintClient  # noqa: E402
+from server.demo_state import demo_state  # noqa: E402
+from server_testlib import running_server  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def service() -> Iterator[GalleristServer]:
+    """A started server with 2 search slots, shared by a test module."""
+    with running_server(workers=2) as server:
+        yield server
+
+
+@pytest.fixture()
+def client(service: GalleristServer) -> Iterator[HintClient]:
+    """A client of `service`."""
+    with HintClient(f"localhost:{service.port}") as c:
+        yield c
+
+
+@pytest.fixture(scope="session")
+def demo() -> engine.GameState:
+    """A 2-player mid-game position at a turn start (seat 0 to move)."""
+    return demo_state(seed=1)

@@ -1,0 +1,206 @@
+"""Every rpc of GalleristAI answers correctly on valid input; same seed, same answer; a
+whole game can be played through the service."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import engine
+from engine.actions import action_to_string
+from proto.gallerist.v1 import hints_pb2
+from server import HintClient, hint_request
+from server_testlib import chance_state, terminal_state
+
+
+def _without_timing(response: hints_pb2.HintResponse) -> hints_pb2.HintResponse:
+    copy = hints_pb2.HintResponse()
+    copy.CopyFrom(response)
+    copy.stats.elapsed_ms = 0
+    copy.stats.nodes_per_second = 0
+    return copy
+
+
+@pytest.mark.parametrize("bot", ["mcts:iterations=200", "expectimax:depth=2", "greedy", "random"])
+def test_suggest_moves_ranks_every_legal_move(client: HintClient, demo: engine.GameState,
+                                              bot: str) -> None:
+    """SuggestMoves returns each legal move once, with notation, money per seat, a PV
+    starting with the move and legal from the position, and root statistics."""
+    r = client.suggest(hint_request(demo, bot=bot, seed=3))
+    legal = demo.legal_actions()
+    assert r.final and r.player == demo.current_player
+    assert r.bot == bot.split(":")[0]
+    assert sorted(m.action for m in r.moves) == legal
+    assert r.legal_move_count == len(legal)
+    for m in r.moves:
+        assert m.notation == action_to_string(m.action)
+        assert len(m.expected_money) == demo.num_players
+        assert 0.0 <= m.win_probability <= 1.0
+        assert m.pv[0] == m.action and list(m.pv_notation) == [action_to_string(a) for a in m.pv]
+        replay = demo.copy()
+        for a in m.pv:   # the plan is playable (chance steps take the listed outcome)
+            replay.apply(a)
+    assert r.stats.elapsed_ms > 0
+    if bot.startswith("mcts"):
+        assert r.stats.iterations == 200 == sum(m.visits for m in r.moves)
+        assert r.moves[0].visits == max(m.visits for m in r.moves)
+        assert r.budget.iterations == 200
+    if bot.startswith("expectimax"):
+        assert r.stats.depth == 2 and all(m.depth == 2 for m in r.moves)
+
+
+def test_suggest_moves_max_moves_and_bot_kind(client: HintClient, demo: engine.GameState) -> None:
+    """max_moves truncates the ranking (legal_move_count still counts all); bot_kind
+    picks a bot with its defaults."""
+    request = hint_request(demo, max_moves=1)
+    request.bot_kind = hints_pb2.BOT_KIND_GREEDY
+    r = client.suggest(request)
+    assert r.bot == "greedy" and len(r.moves) == 1
+    assert r.legal_move_count == len(demo.legal_actions())
+
+
+def test_suggest_moves_default_bot_and_budget(client: HintClient, demo: engine.GameState) -> None:
+    """No bot and an all-zero budget: the server's default bot (MCTS) with its default
+    1000 iterations."""
+    r = client.suggest(hint_request(demo))
+    assert r.bot == "mcts"
+    assert r.stats.iterations == 1000 and r.budget.iterations == 1000
+
+
+def test_suggest_moves_with_perspective_and_hidden_cards(client: HintClient,
+                                                         demo: engine.GameState) -> None:
+    """With a perspective the server works on that seat's view; a client may send its
+    own view (others' cards HIDDEN) and gets the same hint as with the full state."""
+    seat = demo.current_player
+    full = client.suggest(hint_request(demo, bot="mcts:iterations=150", seed=5, perspective=seat))
+    view = client.suggest(hint_request(demo.view(seat), bot="mcts:iterations=150", seed=5,
+                                       perspective=seat))
+    plain = client.suggest(hint_request(demo.view(seat), bot="mcts:iterations=150", seed=5))
+    assert _without_timing(full) == _without_timing(view) == _without_timing(plain)
+
+
+@pytest.mark.parametrize("bot,budget", [("mcts", {"iterations": 300}),
+                                        ("mcts:threads=1,rollout=heuristic,cutoff=20",
+                                         {"iterations": 300}),
+                                        ("expectimax", {"depth": 3}), ("greedy", {}),
+                                        ("random", {})])
+def test_same_seed_same_response(client: HintClient, demo: engine.GameState, bot: str,
+                                 budget: dict[str, int]) -> None:
+    """The same request (seed, state, bot, iteration/depth budget) gives the same
+    response, timing aside; another seed may differ but stays valid."""
+    first = client.suggest(hint_request(demo, bot=bot, seed=11, **budget))
+    second = client.suggest(hint_request(demo, bot=bot, seed=11, **budget))
+    assert _without_timing(first) == _without_timing(second)
+
+
+def test_analyze_stream_partial_reports_then_one_final(client: HintClient,
+                                                       demo: engine.GameState) -> None:
+    """AnalyzeStream (MCTS, 600 ms, 100 ms interval): several partial reports with
+    growing iteration counts and elapsed time, then exactly one final report."""
+    reports = list(client.analyze_stream(
+        hint_request(demo, bot="mcts", time_ms=600, report_interval_ms=100, max_moves=3),
+        timeout=10))
+    assert len(reports) >= 3
+    assert [r.final for r in reports] == [False] * (len(reports) - 1) + [True]
+    iterations = [r.stats.iterations for r in reports]
+    assert iterations == sorted(iterations) and iterations[0] > 0
+    elapsed = [r.stats.elapsed_ms for r in reports]
+    assert elapsed == sorted(elapsed)
+    assert 550 <= elapsed[-1] <= 1500
+    assert all(0 < len(r.moves) <= 3 for r in reports)
+
+
+def test_analyze_stream_iteration_budget(client: HintClient, demo: engine.GameState) -> None:
+    """An iteration budget ends the stream at exactly that many iterations."""
+    reports = list(client.analyze_stream(
+        hint_request(demo, bot="mcts", iterations=2000, report_interval_ms=20), timeout=10))
+    assert reports[-1].final and reports[-1].stats.iterations == 2000
+    assert sum(m.visits for m in reports[-1].moves) == 2000
+
+
+@pytest.mark.parametrize("bot", ["expectimax:depth=3", "greedy", "random"])
+def test_analyze_stream_other_bots_end_with_final(client: HintClient, demo: engine.GameState,
+                                                  bot: str) -> None:
+    """Bots without anytime reports still stream: at least the final report."""
+    reports = list(client.analyze_stream(hint_request(demo, bot=bot, report_interval_ms=20)))
+    assert reports and reports[-1].final and sum(r.final for r in reports) == 1
+    assert len(reports[-1].moves) == len(demo.legal_actions())
+
+
+def test_new_game(client: HintClient) -> None:
+    """NewGame returns the engine's new game for the seed and its position summary."""
+    r = client.new_game(players=3, seed=9)
+    assert engine.GameState.from_proto(r.state) == engine.new_game(3, seed=9)
+    assert r.position.kind == hints_pb2.POSITION_KIND_DECISION
+    assert r.position.HasField("player") and list(r.position.money) == [10, 10, 10]
+    assert "start location" in r.position.description
+    default = client.new_game(players=0, seed=9)
+    assert default.state.num_players == 2
+
+
+def test_legal_actions_decision_and_chance(client: HintClient, demo: engine.GameState) -> None:
+    """LegalActions lists a decision's actions with notation (no probabilities) and a
+    chance event's outcomes with probabilities that sum to 1."""
+    r = client.legal_actions(demo.to_proto())
+    assert [a.action for a in r.actions] == demo.legal_actions()
+    assert all(a.notation == action_to_string(a.action) and not a.HasField("probability")
+               for a in r.actions)
+    chance = chance_state(1)
+    r = client.legal_actions(chance.to_proto())
+    assert r.position.kind == hints_pb2.POSITION_KIND_CHANCE
+    assert [(a.action, a.probability) for a in r.actions] == pytest.approx(chance.chance_outcomes())
+    assert sum(a.probability for a in r.actions) == pytest.approx(1.0)
+    assert all(a.notation.startswith("chance:") for a in r.actions)
+
+
+def test_legal_actions_terminal(client: HintClient) -> None:
+    """At the end there are no actions and the position names the winners."""
+    end = terminal_state(2)
+    r = client.legal_actions(end.to_proto())
+    assert r.position.kind == hints_pb2.POSITION_KIND_TERMINAL and not r.actions
+    assert list(r.position.winners) == end.winners()
+
+
+def test_apply_action_by_id_notation_and_chance_seed(client: HintClient,
+                                                     demo: engine.GameState) -> None:
+    """ApplyAction by id and by notation give the engine's next state; at a chance event
+    a chance seed draws an outcome, the same for the same seed."""
+    action = demo.legal_actions()[-1]
+    expected = demo.copy()
+    expected.apply(action)
+    by_id = client.apply_action(demo.to_proto(), action=action)
+    by_text = client.apply_action(demo.to_proto(), notation=f"  {action_to_string(action)} ")
+    assert by_id.state == by_text.state == expected.to_proto()
+    assert by_id.action == action and by_id.notation == action_to_string(action)
+    assert by_id.position.actions_played == len(expected.history)
+    chance = chance_state(3)
+    a = client.apply_action(chance.to_proto(), chance_seed=42)
+    b = client.apply_action(chance.to_proto(), chance_seed=42)
+    assert a.state == b.state and a.action in [o for o, _ in chance.chance_outcomes()]
+
+
+def test_whole_game_through_the_service(client: HintClient) -> None:
+    """A 2-player game played only through NewGame, SuggestMoves (greedy), LegalActions
+    and ApplyAction reaches the end, with winners and final scores."""
+    rng = random.Random(5)
+    state = client.new_game(players=2, seed=21).state
+    kind = hints_pb2.POSITION_KIND_DECISION
+    steps = 0
+    while kind != hints_pb2.POSITION_KIND_TERMINAL:
+        steps += 1
+        assert steps <= engine.MAX_GAME_LENGTH
+        if kind == hints_pb2.POSITION_KIND_CHANCE:
+            if steps % 2:
+                r = client.apply_action(state, chance_seed=rng.randrange(1 << 40))
+            else:
+                outcomes = client.legal_actions(state).actions
+                pick = rng.choices(outcomes, weights=[o.probability for o in outcomes])[0]
+                r = client.apply_action(state, action=pick.action)
+        else:
+            hint = client.suggest(hints_pb2.HintRequest(
+                state=state, bot_spec="greedy", seed=steps, max_moves=1))
+            r = client.apply_action(state, notation=hint.moves[0].notation)
+        state, kind = r.state, r.position.kind
+    final = engine.GameState.from_proto(state)
+    assert final.is_terminal() and r.position.winners == final.winners()
+    assert all(p.final_score.total > 0 for p in state.players)
