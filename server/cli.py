@@ -74,7 +74,39 @@ def build_parser() -> argparse.ArgumentParser:
     _add_play(sub)
     _add_new(sub)
     _add_demo(sub)
+    _add_arena(sub)
     return parser
+
+
+def _add_arena(sub: Any) -> None:
+    from ai.arena_cli import add_arena_arguments, add_replay_arguments
+
+    p = sub.add_parser(
+        "arena", help="a tournament between bots, with ratings",
+        description="Play a tournament between bot specs (every seating on the same setup "
+                    "seed), print win rates with 95%% intervals, a pairwise table and "
+                    "Bradley-Terry ratings with bootstrap intervals; write results JSON, "
+                    "the games as JSON Lines and a PNG of the ratings. A bot may be remote: "
+                    "remote:HOST:PORT,bot=mcts,iterations=500.")
+    add_arena_arguments(p)
+    p.set_defaults(func=_cmd_arena)
+    p = sub.add_parser("replay", help="replay a recorded arena game move by move",
+                       description="Replay one game of a JSON Lines file written by "
+                                   "`gallerist arena`, move by move, with the board.")
+    add_replay_arguments(p)
+    p.set_defaults(func=_cmd_replay)
+
+
+def _cmd_arena(args: argparse.Namespace) -> int:
+    from ai.arena_cli import arena_main
+
+    return arena_main(args)
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from ai.arena_cli import replay_main
+
+    return replay_main(args)
 
 
 def _add_limits(p: argparse.ArgumentParser) -> None:

@@ -133,3 +133,21 @@ def test_ray_backend_plays_the_same_games_as_local_workers() -> None:
     remote = run_tournament(["random", "greedy"], players=2, games=4, workers=2, seed=9, backend="ray")
     key = lambda t: sorted((r.game, tuple(r.money), tuple(r.actions)) for r in t.records)  # noqa: E731
     assert key(local) == key(remote)
+
+
+def test_remote_bot_plays_through_an_in_process_server() -> None:
+    """A remote bot (remote:HOST:PORT,bot=...) asks a running service for every move."""
+    from server.app import create_server
+
+    server, port = create_server("localhost:0", workers=2)
+    server.start()
+    try:
+        spec = f"remote:localhost:{port},bot=mcts,iterations=30"
+        t = run_tournament([spec, "random"], players=2, games=2, workers=1, seed=4)
+        assert len(t.records) == 2
+        for rec in t.records:
+            assert replay(rec).money() == rec.money
+        with pytest.raises(ValueError, match="HOST:PORT"):
+            run_tournament(["remote:nowhere", "random"], games=2)
+    finally:
+        server.stop(grace=1.0).wait()
