@@ -798,14 +798,15 @@ cdef class ExpectimaxEngine:
     def stop(self):
         self.stop_flag = 1
 
-    def search_root(self, GameState state, int depth, double deadline, uint64_t seed, list order):
+    def search_root(self, GameState state, int depth, double deadline, uint64_t seed, list order,
+                    bint stopped=False):
         """Search every root move (in `order`) to `depth`; returns (complete, [(action,
         vec)], nodes). Root moves get a full window so that each has an exact value."""
         cdef StateC ch
         cdef double vec[4]
         cdef int p, np = state.s.num_players
         cdef int a
-        self.stop_flag = 0
+        self.stop_flag = 1 if stopped else 0
         self.ctx.aborted = 0
         self.ctx.deadline = deadline
         self.ctx.rng.s = seed

@@ -49,6 +49,10 @@ class ExpectimaxBot:
                  win_temperature: float = 6.0) -> None:
         if not 1 <= depth <= 64:
             raise ValueError(f"expectimax option depth must be 1..64, got {depth}")
+        if not math.isfinite(time_ms) or time_ms < 0:
+            raise ValueError(f"expectimax option time_ms must be >= 0, got {time_ms}")
+        if not math.isfinite(win_temperature) or win_temperature <= 0:
+            raise ValueError(f"expectimax option win_temperature must be > 0, got {win_temperature}")
         if not 1 <= chance_width <= 64 or not 10 <= tt_bits <= 26:
             raise ValueError("expectimax options out of range: chance_width 1..64, tt_bits 10..26")
         self.seed = seed
@@ -58,9 +62,12 @@ class ExpectimaxBot:
         self._engine = ExpectimaxEngine({"chance_width": chance_width, "tt_bits": tt_bits,
                                          "alpha_beta": alpha_beta,
                                          "win_temperature": win_temperature})
+        self._stop_requested = False
         self._lock = threading.Lock()
 
     def stop(self) -> None:
+        """Ask a running search to stop soon; the request sticks for later searches."""
+        self._stop_requested = True
         self._engine.stop()
 
     def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
@@ -83,7 +90,8 @@ class ExpectimaxBot:
             nodes = 0
             for d in range(1, max_depth + 1):
                 complete, res, n = self._engine.search_root(
-                    state, d, deadline if d > 1 else 0.0, self.seed + d, order)
+                    state, d, deadline if d > 1 else 0.0, self.seed + d, order,
+                    self._stop_requested and d > 1)
                 nodes += n
                 if not complete:
                     break

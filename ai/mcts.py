@@ -1,6 +1,7 @@
 """MCTS: UCT with a value vector per node, determinization, root-parallel threads."""
 from __future__ import annotations
 
+import math
 import threading
 import time
 from typing import Any
@@ -55,9 +56,17 @@ class MctsBot:
             raise ValueError(f"mcts option rollout must be 'random' or 'heuristic', got {rollout!r}")
         if not 1 <= threads <= 64:
             raise ValueError(f"mcts option threads must be 1..64, got {threads}")
+        for key, value in (("c", c), ("time_ms", time_ms), ("margin_weight", margin_weight),
+                           ("margin_scale", margin_scale), ("win_temperature", win_temperature)):
+            if not math.isfinite(value):
+                raise ValueError(f"mcts option {key} must be a finite number, got {value}")
+        if iterations < 0 or time_ms < 0:
+            raise ValueError("mcts options iterations and time_ms must be >= 0")
         if c < 0 or cutoff < 0 or max_nodes < 1000 or not 0 <= margin_weight <= 1:
             raise ValueError("mcts options out of range: c >= 0, cutoff >= 0, max_nodes >= 1000, "
                              "0 <= margin_weight <= 1")
+        if margin_scale <= 0 or win_temperature <= 0:
+            raise ValueError("mcts options margin_scale and win_temperature must be > 0")
         self.seed = seed
         self.iterations = iterations
         self.time_ms = time_ms
@@ -70,10 +79,13 @@ class MctsBot:
         }
         self._engine = MctsEngine(threads, self._opts)
         self._calls = 0
+        self._stop_requested = False
         self._lock = threading.Lock()
 
     def stop(self) -> None:
-        """Ask a running search to stop soon (it returns what it has)."""
+        """Ask a running search to stop soon (it returns what it has). The request
+        sticks: a search that starts after it stops at once too."""
+        self._stop_requested = True
         self._engine.stop()
 
     def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
@@ -96,6 +108,8 @@ class MctsBot:
             seed = (self.seed * 1_000_003 + self._calls) & 0xFFFFFFFFFFFFFFFF
             self._calls += 1
             self._engine.prepare(state, player, seed, self.reuse)
+            if self._stop_requested:     # a stop that came before prepare() reset the flag
+                self._engine.stop()
             deadline = (time.monotonic() + time_ms / 1000.0) if time_ms > 0 else 0.0
             per_thread = [iterations // self.threads + (1 if i < iterations % self.threads else 0)
                           for i in range(self.threads)] if iterations > 0 else [0] * self.threads
