@@ -1,5 +1,5 @@
 """Bots from short spec strings: "mcts:iterations=2000,threads=2", "expectimax:depth=3",
-"greedy", "random"."""
+"greedy", "random", and "remote:HOST:PORT,bot=mcts,..." (a running hint service)."""
 from __future__ import annotations
 
 import inspect
@@ -72,6 +72,11 @@ def make_bot(spec: str, seed: int = 0) -> Any:
     >>> make_bot("mcts:iterations=200", seed=1).iterations
     200
     """
+    name, _, rest = spec.strip().partition(":") if isinstance(spec, str) else ("", "", "")
+    if name.strip().lower() == "remote":
+        from ai.remote import RemoteBot, parse_remote_spec
+
+        return RemoteBot(seed=seed, **parse_remote_spec(rest))
     name, opts = parse_spec(spec)
     try:
         return BOTS[name](seed=seed, **opts)
