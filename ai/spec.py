@@ -8,12 +8,16 @@ from typing import Any, Callable
 from ai.baselines import GreedyBot, RandomBot
 from ai.expectimax import ExpectimaxBot
 from ai.mcts import MctsBot
+from ai.openspiel_bots import OpenSpielMctsBot, OpenSpielRandomBot
 
 BOTS: dict[str, Callable[..., Any]] = {
     "mcts": MctsBot,
     "expectimax": ExpectimaxBot,
     "greedy": GreedyBot,
     "random": RandomBot,
+    # OpenSpiel's bots: open_spiel is imported only when one is made (optional extra).
+    "openspiel-mcts": OpenSpielMctsBot,
+    "openspiel-random": OpenSpielRandomBot,
 }
 
 
