@@ -13,7 +13,7 @@ from engine._core cimport (
     PLAYER_TERMINAL, state_current_player, state_legal_actions, state_chance_outcomes,
     state_apply, state_sample_chance, state_returns, state_resample_hidden, state_score_now,
     state_is_legal,
-    rng_next, rng_below,
+    rng_next, rng_below, solo_return,
 )
 cimport engine._core as core
 from engine.state cimport GameState
@@ -47,6 +47,8 @@ cdef struct EvalParams:
     double win_temperature     # $ scale of the softmax that turns money into win chances
     double margin_scale        # $ scale of the margin reward
     double margin_weight       # reward = (1 - w) * win + w * margin
+    double solo_reference      # solo: the final money that earns reward 0.5
+    double solo_scale          # solo: $ scale of the logistic reward
 
 cdef void eval_money(const StateC* s, const EvalParams* ep, double* out) noexcept nogil:
     """Estimated final money of each player: the game scored as it stands (every final
@@ -79,9 +81,13 @@ cdef void win_chances(const double* money, int n, double temp, double* out) noex
 cdef void to_rewards(const StateC* s, const double* money, const double* win, const EvalParams* ep,
                      double* out) noexcept nogil:
     """Reward in [0, 1] per player: (1 - w) * win share + w * margin, where margin =
-    0.5 + 0.5 tanh((own money - best other) / margin_scale)."""
+    0.5 + 0.5 tanh((own money - best other) / margin_scale). Solo, with nobody to beat:
+    a logistic of the score, 0.5 + 0.5 tanh((money - solo_reference) / solo_scale)."""
     cdef int p, q, n = s.num_players
     cdef double best
+    if n == 1:
+        out[0] = 0.5 + 0.5 * tanh((money[0] - ep.solo_reference) / ep.solo_scale)
+        return
     for p in range(n):
         best = -INFINITY
         for q in range(n):
@@ -99,7 +105,10 @@ cdef void leaf_values(const StateC* s, const EvalParams* ep, double* money, doub
         state_returns(s, win)
     else:
         eval_money(s, ep, money)
-        win_chances(money, s.num_players, ep.win_temperature, win)
+        if s.num_players == 1:        # solo: the estimated return, as state_returns
+            win[0] = solo_return(money[0])
+        else:
+            win_chances(money, s.num_players, ep.win_temperature, win)
 
 # ---------------------------------------------------------------- rollout policy
 
@@ -408,8 +417,11 @@ cdef double chance_mean_eval(StateC* s, const EvalParams* ep, int p, int levels)
     return money[p] - max_other(money, s.num_players, p)
 
 cdef inline double max_other(const double* money, int n, int p) noexcept nogil:
+    """The best other player's money; solo: 0, so a margin is the money itself."""
     cdef int q
     cdef double b = -INFINITY
+    if n == 1:
+        return 0
     for q in range(n):
         if q != p and money[q] > b:
             b = money[q]
@@ -450,6 +462,8 @@ cdef void _fill_eval(EvalParams* ep, dict opts):
     ep.win_temperature = opts.get("win_temperature", 6.0)
     ep.margin_scale = opts.get("margin_scale", 20.0)
     ep.margin_weight = opts.get("margin_weight", 0.25)
+    ep.solo_reference = opts.get("solo_reference", 150.0)
+    ep.solo_scale = opts.get("solo_scale", 50.0)
 
 
 cdef class MctsEngine:
@@ -670,6 +684,10 @@ cdef uint64_t state_hash(const StateC* s) noexcept nogil:
         h = (h ^ b[i]) * 1099511628211ULL
     return h
 
+cdef inline double em_scalar(const double* vec, int np) noexcept nogil:
+    """The value used for pruning: two players money[0] - money[1]; solo money[0]."""
+    return vec[0] - vec[1] if np > 1 else vec[0]
+
 cdef double em_value(EmCtx* c, StateC* s, int depth, double alpha, double beta,
                      double* vec, int* best_out) noexcept nogil:
     """Value vector (estimated final money) of s searched `depth` decisions deep.
@@ -694,7 +712,7 @@ cdef double em_value(EmCtx* c, StateC* s, int depth, double alpha, double beta,
         return 0
     if s.terminal or depth <= 0:
         eval_money(s, &c.ev, vec)
-        return vec[0] - vec[1]
+        return em_scalar(vec, np)
     if cp == PLAYER_CHANCE:
         n = state_chance_outcomes(s, buf, w)
         for p in range(np):
@@ -719,7 +737,7 @@ cdef double em_value(EmCtx* c, StateC* s, int depth, double alpha, double beta,
                 total += 1
         for p in range(np):
             vec[p] = acc[p] / total
-        return vec[0] - vec[1]
+        return em_scalar(vec, np)
     key = state_hash(s)
     e = &c.tt[key & c.tt_mask]
     if e.used and e.key == key:
@@ -727,7 +745,7 @@ cdef double em_value(EmCtx* c, StateC* s, int depth, double alpha, double beta,
         if e.depth >= depth and best_out == NULL:
             for p in range(np):
                 vec[p] = e.vec[p]
-            return vec[0] - vec[1]
+            return em_scalar(vec, np)
     n = state_legal_actions(s, buf)
     # move ordering: the transposition table's best move first
     if tt_best >= 0:
@@ -770,7 +788,7 @@ cdef double em_value(EmCtx* c, StateC* s, int depth, double alpha, double beta,
         e.best = best
         for p in range(np):
             e.vec[p] = vec[p]
-    return vec[0] - vec[1]
+    return em_scalar(vec, np)
 
 
 cdef class ExpectimaxEngine:

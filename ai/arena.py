@@ -4,6 +4,10 @@ game records, aggregated results.
 Fairness: bots meet in every combination of `players` of them; each combination plays
 every seating permutation on the same setup seed (paired games), so seat order and
 luck cancel out. Chance events come from the game's seed, never from the bots'.
+
+Solo (`players=1`, each game one bot against Lacerda): every bot plays every setup seed,
+and the report gives each bot's mean score (final money) and its spread instead of win
+rates and ratings.
 """
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import engine
-from ai.ratings import GameResult, pairwise_table, ratings, summarize
+from ai.ratings import GameResult, pairwise_table, ratings, solo_summary, summarize
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +42,8 @@ def schedule(bots: Sequence[str], players: int, games: int, seed: int) -> list[G
     plays every seating permutation on seed `seed + k`, until at least `games` games are
     scheduled (rounded up to whole blocks of one seed, so every seating is played
     equally often)."""
-    if players not in (2, 3, 4):
-        raise ValueError(f"players must be 2, 3 or 4, got {players}")
+    if players not in (1, 2, 3, 4):
+        raise ValueError(f"players must be 1 (solo), 2, 3 or 4, got {players}")
     if not bots:
         raise ValueError("an arena needs at least one bot (one bot plays itself)")
     if games < 1:
@@ -210,18 +214,20 @@ class Tournament:
         return [r.result() for r in sorted(self.records, key=lambda r: r.game)]
 
     def report(self, bootstrap: int = 200) -> dict[str, Any]:
+        """The results: win rates, pairwise table and ratings; solo (players == 1) the
+        mean and spread of each bot's score ("solo") instead."""
         res = self.results()
-        summary = summarize(res)
         out: dict[str, Any] = {
             "players": self.players, "bots": self.bots, "games": len(res),
             "interrupted": self.interrupted, "seconds": self.seconds,
-            "summary": [asdict(s) for s in summary],
-            "pairwise": {"bots": self.bots, "table": pairwise_table(res, self.bots)},
         }
+        if self.players == 1:
+            out["solo"] = [asdict(s) for s in solo_summary(res)]
+            return out
+        out["summary"] = [asdict(s) for s in summarize(res)]
+        out["pairwise"] = {"bots": self.bots, "table": pairwise_table(res, self.bots)}
         if res:
             out["ratings"] = [asdict(r) for r in ratings(res, self.bots, bootstrap=bootstrap)]
-            if self.players == 1:
-                out["ratings_note"] = "solo"
         return out
 
 
@@ -267,8 +273,18 @@ def run_tournament(bots: Sequence[str], *, players: int = 2, games: int = 20, wo
 
 def format_report(report: dict[str, Any]) -> str:
     """The report as readable tables."""
-    lines = [f"{report['games']} games, {report['players']} players"
+    players = "solo against Lacerda" if report["players"] == 1 else f"{report['players']} players"
+    lines = [f"{report['games']} games, {players}"
              + (" (interrupted)" if report["interrupted"] else "") + f", {report['seconds']:.1f} s"]
+    if "solo" in report:
+        lines.append(f"{'bot':<36} {'games':>5} {'mean':>7} {'std':>6} {'95% CI of mean':>15} "
+                     f"{'min':>5} {'max':>5}")
+        for s in report["solo"]:
+            lo, hi = s["mean_ci"]
+            lines.append(f"{s['bot']:<36} {s['games']:>5} {s['mean_score']:>7.1f} "
+                         f"{s['std_score']:>6.1f} {f'{lo:.1f}-{hi:.1f}':>15} "
+                         f"{s['min_score']:>5} {s['max_score']:>5}")
+        return "\n".join(lines)
     lines.append(f"{'bot':<36} {'games':>5} {'wins':>6} {'win rate':>9} {'95% CI':>15} {'money':>7} {'margin':>7}")
     for s in report["summary"]:
         lo, hi = s["win_rate_ci"]
@@ -290,7 +306,11 @@ def format_report(report: dict[str, Any]) -> str:
 
 
 def plot_ratings(report: dict[str, Any], path: str) -> None:
-    """Draw the ratings with their intervals to a PNG."""
+    """Draw the ratings with their intervals to a PNG (solo: each bot's mean score with
+    its 95% interval and a bar of one standard deviation)."""
+    if "solo" in report:
+        _plot_solo(report, path)
+        return
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -305,6 +325,28 @@ def plot_ratings(report: dict[str, Any], path: str) -> None:
     ax.axvline(0, color="grey", lw=0.5)
     ax.set_xlabel("rating (Bradley-Terry, Elo scale; 95% bootstrap interval)")
     ax.set_title(f"{report['games']} games, {report['players']} players")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _plot_solo(report: dict[str, Any], path: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rs = report["solo"]
+    fig, ax = plt.subplots(figsize=(7, 0.6 * max(2, len(rs)) + 1.2))
+    ys = list(range(len(rs)))[::-1]
+    for y, r in zip(ys, rs):
+        ax.errorbar(r["mean_score"], y, xerr=r["std_score"], fmt="none", ecolor="lightgrey",
+                    elinewidth=6)
+        lo, hi = r["mean_ci"]
+        ax.errorbar(r["mean_score"], y, xerr=[[r["mean_score"] - lo], [hi - r["mean_score"]]],
+                    fmt="o", capsize=4, color="tab:blue")
+    ax.set_yticks(ys, [r["bot"] for r in rs])
+    ax.set_xlabel("solo score, $ (mean, 95% interval; grey: one standard deviation)")
+    ax.set_title(f"{report['games']} games, solo against Lacerda")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -12,7 +12,8 @@ from ai.arena import format_report, plot_ratings, read_records, replay, run_tour
 
 def add_arena_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("bots", nargs="+", help='bot specs, e.g. "mcts:iterations=1000" expectimax:depth=2 greedy random')
-    ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="players per game")
+    ap.add_argument("--players", type=int, default=2, choices=(1, 2, 3, 4),
+                    help="players per game (1: solo against Lacerda, scored by mean money)")
     ap.add_argument("--games", type=int, default=20,
                     help="games to play at least (rounded up so every seating is played)")
     ap.add_argument("--workers", type=int, default=0, help="parallel games (default: all cores)")

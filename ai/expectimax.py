@@ -10,9 +10,12 @@ import engine
 from ai._search import ExpectimaxEngine
 from ai.bot import Analysis, Budget, MoveInfo, decision_player
 from engine.actions import action_to_string
+from engine.state import SOLO_RETURN_SCALE
 
 
 def _win_chances(money: list[float], temperature: float) -> list[float]:
+    if len(money) == 1:   # solo: the estimated return, as GameState.returns()
+        return [max(0.0, money[0]) / (max(0.0, money[0]) + SOLO_RETURN_SCALE)]
     m = max(money)
     e = [math.exp((x - m) / temperature) for x in money]
     z = sum(e)
@@ -117,8 +120,9 @@ class ExpectimaxBot:
 
     @staticmethod
     def _score(vec: list[float], player: int) -> float:
+        """The money margin over the best other seat (solo: the money itself)."""
         others = [v for i, v in enumerate(vec) if i != player]
-        return vec[player] - max(others)
+        return vec[player] - max(others, default=0.0)
 
     def choose(self, state: engine.GameState) -> int:
         return self.analyze(state).best.action

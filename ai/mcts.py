@@ -25,7 +25,9 @@ class MctsBot:
     (0.5 + 0.5 tanh(margin / margin_scale)), where the win share is 1/k for k tied winners
     at the end (a softmax of the estimated money at a cut-off) and the margin is the
     player's money minus the best other player's. Each node keeps the sum of every
-    player's reward, and each player picks by its own entry (UCT, constant `c`).
+    player's reward, and each player picks by its own entry (UCT, constant `c`). Solo
+    (one player against Lacerda, nobody to beat) the reward is a logistic of the score:
+    0.5 + 0.5 tanh((money - solo_reference) / solo_scale).
 
     With threads > 1 the search is root-parallel: one tree per thread, the GIL released,
     root statistics summed. With `reuse`, consecutive calls on the same game continue the
@@ -34,30 +36,34 @@ class MctsBot:
     Args:
         seed: seed of every random choice; same seed, state and budget (single thread,
             iteration budget) give the same analysis.
-        iterations: default iteration budget.
+        iterations: default iteration budget (0: none of its own; with neither it nor
+            time_ms set, 1000 iterations).
         time_ms: default time budget (0 = none).
         threads: search threads.
         c: UCT exploration constant.
         rollout: "random" or "heuristic".
         cutoff: rollout length in decisions before evaluating (0 = play to the end).
         margin_weight, margin_scale, win_temperature: the reward mix (above).
+        solo_reference, solo_scale: the solo reward (above), in $.
         reuse: keep the tree between calls.
         max_nodes: nodes per tree.
     """
 
     name = "mcts"
 
-    def __init__(self, *, seed: int = 0, iterations: int = 1000, time_ms: float = 0.0,
+    def __init__(self, *, seed: int = 0, iterations: int = 0, time_ms: float = 0.0,
                  threads: int = 1, c: float = 0.7, rollout: str = "random", cutoff: int = 0,
                  margin_weight: float = 0.25, margin_scale: float = 20.0,
-                 win_temperature: float = 6.0, reuse: bool = True,
+                 win_temperature: float = 6.0, solo_reference: float = 150.0,
+                 solo_scale: float = 50.0, reuse: bool = True,
                  max_nodes: int = 2_000_000) -> None:
         if rollout not in ("random", "heuristic"):
             raise ValueError(f"mcts option rollout must be 'random' or 'heuristic', got {rollout!r}")
         if not 1 <= threads <= 64:
             raise ValueError(f"mcts option threads must be 1..64, got {threads}")
         for key, value in (("c", c), ("time_ms", time_ms), ("margin_weight", margin_weight),
-                           ("margin_scale", margin_scale), ("win_temperature", win_temperature)):
+                           ("margin_scale", margin_scale), ("win_temperature", win_temperature),
+                           ("solo_reference", solo_reference), ("solo_scale", solo_scale)):
             if not math.isfinite(value):
                 raise ValueError(f"mcts option {key} must be a finite number, got {value}")
         if iterations < 0 or time_ms < 0:
@@ -65,8 +71,9 @@ class MctsBot:
         if c < 0 or cutoff < 0 or max_nodes < 1000 or not 0 <= margin_weight <= 1:
             raise ValueError("mcts options out of range: c >= 0, cutoff >= 0, max_nodes >= 1000, "
                              "0 <= margin_weight <= 1")
-        if margin_scale <= 0 or win_temperature <= 0:
-            raise ValueError("mcts options margin_scale and win_temperature must be > 0")
+        if margin_scale <= 0 or win_temperature <= 0 or solo_scale <= 0:
+            raise ValueError("mcts options margin_scale, win_temperature and solo_scale "
+                             "must be > 0")
         self.seed = seed
         self.iterations = iterations
         self.time_ms = time_ms
@@ -75,7 +82,8 @@ class MctsBot:
         self._opts: dict[str, Any] = {
             "c": c, "rollout": rollout, "cutoff": cutoff, "max_nodes": max_nodes,
             "margin_weight": margin_weight, "margin_scale": margin_scale,
-            "win_temperature": win_temperature,
+            "win_temperature": win_temperature, "solo_reference": solo_reference,
+            "solo_scale": solo_scale,
         }
         self._engine = MctsEngine(threads, self._opts)
         self._calls = 0
@@ -98,10 +106,12 @@ class MctsBot:
         player = decision_player(state)
         state = state.view(player)   # never read the opponents' hidden cards
         b = Budget.of(budget)
-        iterations = int(b.iterations or (0 if b.time_ms else self.iterations))
-        time_ms = float(b.time_ms or (0 if b.iterations else self.time_ms))
+        if b.iterations or b.time_ms:       # the call's budget replaces the bot's own
+            iterations, time_ms = int(b.iterations), float(b.time_ms)
+        else:
+            iterations, time_ms = int(self.iterations), float(self.time_ms)
         if iterations <= 0 and time_ms <= 0:
-            iterations = self.iterations
+            iterations = 1000
         legal = state.legal_actions()
         with self._lock:
             t0 = time.perf_counter()

@@ -14,7 +14,7 @@ def play_game(bots: Sequence[Any], *, seed: int = 0, on_action: Callable[[engine
     own seed (not the bots'), so the same seed deals the same luck to every seating.
 
     Args:
-        bots: one bot per seat (2-4).
+        bots: one bot per seat (1-4; one bot: the solo game against Lacerda).
         seed: the setup and chance seed.
         on_action: called as on_action(state_before, player_or_CHANCE, action).
         max_actions: a safety bound.

@@ -6,7 +6,9 @@ A game result is the bots' specs by seat with each seat's final money and win sh
 the win shares already reflect for first place) is decomposed into pairwise outcomes:
 for every pair of seats, the one that finished ahead wins the pair, a tie counts half.
 With two players this is the plain win/loss; with three or four it is a rating on the
-finishing order (the pairwise, "Plackett-Luce by pairs" reading).
+finishing order (the pairwise, "Plackett-Luce by pairs" reading). Solo games (one
+player against Lacerda) have no opponent to rank against: `solo_summary` reports the
+mean and spread of each bot's score instead.
 """
 from __future__ import annotations
 
@@ -78,6 +80,40 @@ def summarize(results: Sequence[GameResult]) -> list[BotSummary]:
                               win_rate_ci=wilson_interval(wins, n),
                               mean_money=money / n, mean_margin=margin / n))
     out.sort(key=lambda s: -s.win_rate)
+    return out
+
+
+@dataclass
+class SoloSummary:
+    """Solo games (one player against Lacerda): the bot's final money, its spread and a
+    95% interval of the mean (normal approximation)."""
+
+    bot: str
+    games: int
+    mean_score: float
+    std_score: float
+    mean_ci: tuple[float, float]
+    min_score: int
+    max_score: int
+
+
+def solo_summary(results: Sequence[GameResult]) -> list[SoloSummary]:
+    """Per bot, over its solo games: games, mean score (final money), its sample
+    standard deviation (0 for one game), the 95% interval of the mean, min and max;
+    best mean first."""
+    scores: dict[str, list[int]] = {}
+    for r in results:
+        scores.setdefault(r.bots[0], []).append(r.money[0])
+    out = []
+    for bot, xs in scores.items():
+        n = len(xs)
+        mean = sum(xs) / n
+        std = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1)) if n > 1 else 0.0
+        half = Z95 * std / math.sqrt(n)
+        out.append(SoloSummary(bot=bot, games=n, mean_score=mean, std_score=std,
+                               mean_ci=(mean - half, mean + half), min_score=min(xs),
+                               max_score=max(xs)))
+    out.sort(key=lambda s: -s.mean_score)
     return out
 
 

@@ -46,6 +46,13 @@ cdef enum:
     PLAYER_CHANCE = -1
     PLAYER_TERMINAL = -2
 
+    # Solo (num_players == 1): the owner id of Lacerda's pieces in loc_owner, mk_asst and
+    # ko_owner. It is never a seat, so code that loops over the seats never meets it.
+    LACERDA = 4
+    LACERDA_ASSISTANTS = 10
+    # Solo returns(): the final money m as m / (m + SOLO_RETURN_SCALE), see state_returns.
+    SOLO_RETURN_SCALE = 100
+
     # Game-length safety net (RULES.md is silent): see state_end_turn.
     MAX_TURNS_PER_PLAYER = 60
 
@@ -187,7 +194,7 @@ cdef struct PlayerC:
                              # auction, curator, dealer, influence, total gained
 
 cdef struct StateC:
-    int8_t num_players       # 2..4 (1 = solo)
+    int8_t num_players       # 2..4, or 1 = solo against Lacerda
     int8_t turn_player       # whose turn it is, 0..n-1
     int8_t ea_used           # the turn's executive action was taken
     int8_t end_triggered     # two end conditions have held
@@ -206,14 +213,14 @@ cdef struct StateC:
     int8_t plaza[3]
     int8_t box[3]            # box office tickets by colour
     int8_t discards[3]       # spent or displaced tickets by colour
-    int8_t loc_owner[4]      # piece on each location's action space: owner or -1
+    int8_t loc_owner[4]      # piece on each location's action space: owner, LACERDA or -1
     int8_t loc_kind[4]       # PIECE_GALLERIST or PIECE_ASSISTANT
     int8_t loc_tile[4]       # start reputation tile beside each location, or -1
-    int8_t ko_owner          # owner of the kicked-out piece, or -1
+    int8_t ko_owner          # owner of the kicked-out piece (a seat or LACERDA), or -1
     int8_t ko_kind           # its kind
     int8_t ko_loc            # the location it was kicked from
     int8_t mk_tile[4][3]     # reputation tile on each market space, or -1
-    int8_t mk_asst[7][3]     # owner of the assistant on each market space, or -1
+    int8_t mk_asst[7][3]     # owner of the assistant on each market space (or LACERDA), or -1
     # artists, slot = 2 * form + colour
     int8_t ar_variant[8]     # which of the two printed tiles, 0..1
     int8_t ar_discovered[8]
@@ -232,10 +239,13 @@ cdef struct StateC:
     uint32_t deck_mask       # contracts in the deck (order is chance)
     int8_t pile[4][MAX_PILE] # display piles, bottom first
     int8_t pile_len[4]
-    # Lacerda (solo)
-    int8_t lac_loc           # her gallerist's location, or -1
-    int8_t lac_supply        # assistants in her supply
-    int8_t lac_turn          # 1 when her move is due
+    # Lacerda (solo; -1 / 0 / 0 with 2..4 players). Her gallerist is on the board exactly
+    # when loc_owner[lac_loc] == LACERDA with a PIECE_GALLERIST; otherwise the player
+    # kicked it out and her next move starts from lac_loc leaving no assistant.
+    int8_t lac_loc           # location her gallerist stands on or last stood on, or -1
+                             # before her first move
+    int8_t lac_supply        # assistants in her supply, 0..10
+    int8_t lac_turn          # 1 when her move is due at the end of the current turn
 
 cdef struct RngC:
     uint64_t s
@@ -250,6 +260,12 @@ cdef inline uint64_t rng_next(RngC* r) noexcept nogil:
 
 cdef inline int rng_below(RngC* r, int n) noexcept nogil:
     return <int>((rng_next(r) >> 33) % <uint64_t>n)
+
+cdef inline double solo_return(double money) noexcept nogil:
+    """The solo result as a value in [0, 1): money / (money + SOLO_RETURN_SCALE)."""
+    if money <= 0:
+        return 0.0
+    return money / (money + SOLO_RETURN_SCALE)
 
 # --- the C-level API ---
 cdef void state_init(StateC* s, int num_players, uint64_t seed) noexcept nogil

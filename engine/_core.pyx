@@ -60,6 +60,7 @@ cdef extern from "data.h" nogil:
     const int8_t CURATOR_PAY[2]
     const int8_t DEALER_GOALS[4][3][4]
     const int8_t DEALER_PAY[3]
+    const int8_t LACERDA_MARKET_ORDER[14][2]
 
 # pair index -> colours (A_TICKET_PAIR)
 cdef int PAIR_A[3]
@@ -396,11 +397,11 @@ cdef void do_move(StateC* s, int p, int L) noexcept nogil:
     if q >= 0:
         if q == p:       # own assistant: home, no kicked-out action
             assist_home(s, p)
-        else:
+        else:            # another seat's piece, or Lacerda's (solo: see lacerda_kicked)
             s.ko_owner = q
             s.ko_kind = s.loc_kind[L]
             s.ko_loc = L
-            if s.loc_kind[L] == PIECE_GALLERIST:
+            if s.loc_kind[L] == PIECE_GALLERIST and q != LACERDA:
                 s.players[q].gallerist = GAL_KO
     s.loc_owner[L] = p
     s.loc_kind[L] = PIECE_GALLERIST
@@ -681,6 +682,15 @@ cdef int state_legal_actions(StateC* s, action_t* out) noexcept nogil:
         if t.a > 0:
             out[n] = A_TMOVE_DONE
             n += 1
+    elif t.kind == T_DISCARD_LARGEST:
+        # RN §10: a ticket from a largest box-office stack, the player's choice among
+        # ties (none when the box office is empty)
+        k = _max(s.box[0], _max(s.box[1], s.box[2]))
+        if k > 0:
+            for c in range(3):
+                if s.box[c] == k:
+                    out[n] = A_DISCARD_LARGEST + c
+                    n += 1
     # Fix: GameState.legal_actions promises ascending ids, but T_TURN_START listed the
     # executive actions (8..11) before the moves (4..7) and T_KO the kicked-out actions
     # (22..24) before the executive actions.
@@ -860,9 +870,117 @@ cdef void start_turn(StateC* s, int p) noexcept nogil:
     s.turn_player = p
     s.ea_used = 0
     s.turn_count += 1
+    if s.num_players == 1:
+        # solo: Lacerda moves after each of the player's turns but the final one (R-END-1)
+        s.lac_turn = 0 if s.end_triggered else 1
     push(s, T_END_TURN, p, 0, 0, 0)
     push(s, T_AFTER_ACTION, p, 0, 0, 0)
     push(s, T_TURN_START, p, 0, 0, 0)
+
+# ---------------------------------------------------------------- Lacerda (solo)
+# RULES.md R-SCOPE-2, rules-notes §10, components §14: the engine moves her; her only
+# decision-like step, the colour of the ticket discarded when she is kicked out among tied
+# largest stacks, is the player's (T_DISCARD_LARGEST). Her turn follows each of the
+# player's turns (finish_turn), so the turn counter counts the player's turns only.
+#
+# Readings where the sources leave it open (SOLO = the SliceOfBread/Soloist code that
+# rules-notes §10 rests on):
+# - She first appears at her first turn, opposite the player's gallerist as it stands
+#   then (SOLO). That arrival is an arrival like any other: it kicks out a piece there
+#   and, at the market, places an assistant (SOLO skips the placement on this first
+#   arrival; RN §10 "entering the IM" does not). She leaves nothing behind then.
+# - Her steps run in SOLO's order: market placement, then the piece on the destination,
+#   then the assistant left behind; with one assistant in supply the market gets it.
+# - With an empty supply, the market assistant comes from the first location, in the
+#   order SO, AC, MC, IM, holding one of hers (SOLO); with none, she places nothing.
+# - The piece the player kicks out stays on the kicked-out space until the end of the
+#   player's turn, like any kicked-out piece; then it goes to her supply, her market
+#   placement follows (kicked out of the market) and then the discard. This also happens
+#   in the final turn (SOLO); the box office is empty then, so nothing is discarded.
+# - A discard that empties a colour is the first emptying of R-INT-1 like any other.
+# - Auction (R-AUC-1): she bids with her offer and comes after the player in turn order.
+
+cdef inline bint lac_on_board(const StateC* s) noexcept nogil:
+    """Her gallerist stands on lac_loc (not yet placed, or kicked out, otherwise)."""
+    return (s.lac_loc >= 0 and s.loc_owner[s.lac_loc] == LACERDA
+            and s.loc_kind[s.lac_loc] == PIECE_GALLERIST)
+
+cdef void lacerda_market(StateC* s) noexcept nogil:
+    """RN §10: she places an assistant on the first International Market space of her
+    fixed order that holds no assistant; a reputation tile there is discarded. The
+    assistant comes from her supply or, when it is empty, from the first location (SO,
+    AC, MC, IM) holding one of hers (SOLO's lacerdaIM order); with neither, nothing."""
+    cdef int i, r = -1, c = -1, L
+    for i in range(14):
+        if s.mk_asst[LACERDA_MARKET_ORDER[i][0]][LACERDA_MARKET_ORDER[i][1]] < 0:
+            r = LACERDA_MARKET_ORDER[i][0]
+            c = LACERDA_MARKET_ORDER[i][1]
+            break
+    if r < 0:
+        return
+    if s.lac_supply > 0:
+        s.lac_supply -= 1
+    else:
+        L = 0
+        while L < NUM_LOCATIONS and not (s.loc_owner[L] == LACERDA
+                                         and s.loc_kind[L] == PIECE_ASSISTANT):
+            L += 1
+        if L == NUM_LOCATIONS:
+            return
+        s.loc_owner[L] = -1
+    if r < 4:
+        s.mk_tile[r][c] = -1
+    s.mk_asst[r][c] = LACERDA
+
+cdef bint lacerda_move(StateC* s) noexcept nogil:
+    """Her turn (RN §10): the first time she appears opposite the player's gallerist (two
+    steps round); later she moves one location clockwise. Entering the market she places
+    an assistant there; she sends her own assistant on the destination back to her supply
+    and kicks out the player's piece there; then, if she left a location (not when coming
+    back after being kicked out), she leaves an assistant from her supply on it. The
+    steps run in SOLO's order. Returns whether the player's piece was kicked out."""
+    cdef int frm = s.lac_loc, to, q, g
+    cdef bint on_board = lac_on_board(s), kicked = False
+    if frm < 0:
+        g = s.players[0].gallerist
+        to = ((g if g < NUM_LOCATIONS else LOC_SALES) + 2) % NUM_LOCATIONS
+    else:
+        to = (frm + 1) % NUM_LOCATIONS
+    if to == LOC_MARKET:
+        lacerda_market(s)
+    q = s.loc_owner[to]
+    if q == LACERDA:                  # her own assistant returns to her supply
+        s.lac_supply += 1
+    elif q >= 0:                      # the player's piece: a kicked-out action follows
+        s.ko_owner = q
+        s.ko_kind = s.loc_kind[to]
+        s.ko_loc = to
+        if s.loc_kind[to] == PIECE_GALLERIST:
+            s.players[q].gallerist = GAL_KO
+        kicked = True
+    if on_board:
+        s.loc_owner[frm] = -1
+    s.loc_owner[to] = LACERDA
+    s.loc_kind[to] = PIECE_GALLERIST
+    s.lac_loc = to
+    if on_board and s.lac_supply > 0:
+        s.lac_supply -= 1
+        s.loc_owner[frm] = LACERDA
+        s.loc_kind[frm] = PIECE_ASSISTANT
+    return kicked
+
+cdef void lacerda_kicked(StateC* s) noexcept nogil:
+    """End of the player's turn after kicking her piece out (RN §10): it returns to her
+    supply (a gallerist simply leaves the board) and she never takes a kicked-out action;
+    kicked out of the market she places a market assistant. The ticket discard follows
+    (T_DISCARD_LARGEST)."""
+    cdef int L = s.ko_loc
+    if s.ko_kind == PIECE_ASSISTANT:
+        s.lac_supply += 1
+    s.ko_owner = -1
+    s.ko_loc = -1
+    if L == LOC_MARKET:
+        lacerda_market(s)
 
 # ---------------------------------------------------------------- final scoring
 
@@ -917,8 +1035,11 @@ cdef void exhibited_counts(const StateC* s, const PlayerC* pl, int* out) noexcep
         out[pl.works[i] >> 1] += 1
 
 cdef void score_auction(StateC* s) noexcept nogil:
-    """R-AUC-1: renowned works to the highest offers, each choosing for its owner."""
-    cdef int n = s.num_players, p, q, r, c, i, e, tmp, best_e, best_as, v, gain
+    """R-AUC-1: renowned works to the highest offers, each choosing for its owner. Solo:
+    Lacerda bids too (index 1, after the player in turn order, RN §10); if she comes
+    first she takes the work and the player gets none."""
+    cdef int n = s.num_players, p, q, r, c, i, e, tmp, best_e, best_as, v, gain, owner
+    cdef int m = n + 1 if n == 1 else n
     cdef int order[MAX_PLAYERS]
     cdef int offer[MAX_PLAYERS][4]    # total, column III, II, I
     cdef int taken[MAX_EASELS]
@@ -928,12 +1049,13 @@ cdef void score_auction(StateC* s) noexcept nogil:
     cdef PlayerC* pl
     for i in range(MAX_EASELS):
         taken[i] = 0
-    for p in range(n):
+    for p in range(m):
+        owner = p if p < n else LACERDA
         for i in range(4):
             offer[p][i] = 0
         for r in range(4, 7):
             for c in range(3):
-                if s.mk_asst[r][c] == p:
+                if s.mk_asst[r][c] == owner:
                     offer[p][0] += AUCTION_COST[r - 4]
                     offer[p][3 - c] += AUCTION_COST[r - 4]
         if offer[p][0] > 0:
@@ -957,6 +1079,12 @@ cdef void score_auction(StateC* s) noexcept nogil:
             e -= 1
     for i in range(np):
         p = order[i]
+        if p >= n:                    # Lacerda takes a work for nobody's score
+            for e in range(MAX_EASELS):
+                if s.easel[e] >= 0 and not taken[e]:
+                    taken[e] = 1
+                    break
+            continue
         pl = &s.players[p]
         exhibited_counts(s, pl, ex)
         for r in range(4):
@@ -996,6 +1124,7 @@ cdef void score_auction(StateC* s) noexcept nogil:
 cdef void final_scoring(StateC* s) noexcept nogil:
     """RN §9.2: majorities, reputation, exhibition, auction, curator, dealer, influence."""
     cdef int n = s.num_players, p, q, c, r, i, j, k, places, cnt, tot, a, tile, amount
+    cdef int m = n + 1 if n == 1 else n   # solo: Lacerda competes as index 1 (RN §10)
     cdef int counts[MAX_PLAYERS]
     cdef int ex[4]
     cdef int sd[4]
@@ -1008,15 +1137,17 @@ cdef void final_scoring(StateC* s) noexcept nogil:
         pl.auction_work = -1
         pl.auction_as = 0
         pl.start_tile = -1     # RN §9.4: a tile left on the 3rd slot is discarded
-    # 1. market majorities (R-DATA-1)
+    # 1. market majorities (R-DATA-1). Solo (RN §10, C§14): against Lacerda's count,
+    # the 1st amount if ahead, floor((1st + 2nd) / 2) if tied, the 2nd if behind, which
+    # is the two-player rule with her as the other player.
     places = 2 if n <= 2 else 3
     for c in range(3):
         if not market_cols_used(s, c):
             continue
-        for p in range(n):
+        for p in range(m):
             counts[p] = 0
             for r in range(7):
-                if s.mk_asst[r][c] == p:
+                if s.mk_asst[r][c] == (p if p < n else LACERDA):
                     counts[p] += 1
         for p in range(n):
             if counts[p] == 0:
@@ -1024,7 +1155,7 @@ cdef void final_scoring(StateC* s) noexcept nogil:
             # place of p = players with more; tied players share the places they span
             k = 0
             cnt = 0
-            for q in range(n):
+            for q in range(m):
                 if counts[q] > counts[p]:
                     k += 1
                 elif counts[q] == counts[p]:
@@ -1129,7 +1260,10 @@ cdef void final_scoring(StateC* s) noexcept nogil:
     s.num_tasks = 0
 
 cdef void finish_turn(StateC* s) noexcept nogil:
-    """R-INT-1 intermediate scoring, R-END-1 end trigger and final round, next turn."""
+    """R-INT-1 intermediate scoring, R-END-1 end trigger and final round, next turn.
+    Solo: Lacerda's move when it is due (see lacerda_move); when it kicks out the
+    player's piece, her turn ends with the player's kicked-out step and this runs again
+    (T_FINISH_TURN) for the end-of-turn bookkeeping."""
     cdef int p, n = s.num_players, conds
     if s.intermediate_pending and not s.intermediate_done:
         for p in range(n):
@@ -1143,14 +1277,29 @@ cdef void finish_turn(StateC* s) noexcept nogil:
             final_scoring(s)
             return
     else:
-        conds = box_empty(s) + (count_celebrities(s) >= 2) + (vsum(s.bag) == 0)
+        if n == 1:   # R-END-1 solo: the empty box office alone ends the game
+            conds = 2 * box_empty(s)
+        else:
+            conds = box_empty(s) + (count_celebrities(s) >= 2) + (vsum(s.bag) == 0)
         # Safety net where RULES.md is silent: a game in which nobody can act any more
         # (two whole rounds of passes), or one past MAX_TURNS_PER_PLAYER turns each, ends
         # as if two conditions held, so every game ends.
         if (conds >= 2 or s.passes >= 2 * n
                 or s.turn_count >= MAX_TURNS_PER_PLAYER * n):
             s.end_triggered = 1
-            s.turns_left = (n - 1 - s.turn_player) + n
+            # solo: the player takes exactly one more turn, Lacerda none
+            s.turns_left = 1 if n == 1 else (n - 1 - s.turn_player) + n
+    if n == 1:
+        if s.lac_turn and not s.end_triggered:
+            s.lac_turn = 0
+            if lacerda_move(s):       # R-KO-1 for the player, then her turn ends
+                s.ko_active = 1
+                push(s, T_FINISH_TURN, 0, 0, 0, 0)
+                push(s, T_KO_DONE, 0, 0, 0, 0)
+                push(s, T_KO, 0, 0, 0, 0)
+                return
+        start_turn(s, 0)
+        return
     start_turn(s, (s.turn_player + 1) % n)
 
 cdef void run_auto(StateC* s, TaskC t) noexcept nogil:
@@ -1163,6 +1312,10 @@ cdef void run_auto(StateC* s, TaskC t) noexcept nogil:
         if start_tile_waiting(s, p):
             push(s, T_END_TURN, p, 0, 0, 0)      # then the kicked-out phase
             push_start_tile(s, p)
+        elif s.ko_owner == LACERDA:   # solo: no kicked-out action; a ticket is discarded
+            lacerda_kicked(s)
+            push(s, T_FINISH_TURN, p, 0, 0, 0)
+            push(s, T_DISCARD_LARGEST, p, 0, 0, 0)
         elif s.ko_owner >= 0:
             if in_final_round(s):     # RN §2.7: no kicked-out actions in the final round
                 push(s, T_FINISH_TURN, p, 0, 0, 0)
@@ -1439,9 +1592,9 @@ cdef void resolve(StateC* s, action_t a) noexcept nogil:
         k = a - A_TICKET_PAIR
         push(s, T_GAIN_TICKET, p, PAIR_B[k], 0, 0)
         push(s, T_GAIN_TICKET, p, PAIR_A[k], 0, 0)
-    elif t.kind == T_BOX_DISCARD:
-        c = a - A_BOX_DISCARD
-        box_take(s, c)
+    elif t.kind == T_BOX_DISCARD or t.kind == T_DISCARD_LARGEST:
+        c = a - (A_BOX_DISCARD if t.kind == T_BOX_DISCARD else A_DISCARD_LARGEST)
+        box_take(s, c)               # can empty a colour: R-INT-1 as for any ticket
         s.discards[c] += 1
     elif t.kind == T_VISITOR_PLAZA:
         c = a - A_VISITOR
@@ -1656,6 +1809,8 @@ cdef void state_init(StateC* s, int num_players, uint64_t seed) noexcept nogil:
     s.ko_owner = -1
     s.ko_loc = -1
     s.lac_loc = -1
+    if n == 1:      # RN §10: her 10 assistants in a supply; she has no office or cards
+        s.lac_supply = LACERDA_ASSISTANTS
     for i in range(4):
         s.loc_owner[i] = -1
         s.loc_tile[i] = -1
@@ -1804,13 +1959,18 @@ cdef int compare_players(const StateC* s, int a, int b) noexcept nogil:
     return 0
 
 cdef void state_returns(const StateC* s, double* out) noexcept nogil:
-    """At the end: 1 shared equally among the winners, 0 to the others; 0 before."""
+    """At the end: 1 shared equally among the winners, 0 to the others; 0 before.
+    Solo (R-SCOPE-2: no rating titles, the result is the score): the final money m as
+    m / (m + SOLO_RETURN_SCALE), in [0, 1), 0.5 at $100 and increasing in m."""
     cdef int p, q, nwin = 0
     cdef int win[MAX_PLAYERS]
     for p in range(s.num_players):
         out[p] = 0.0
         win[p] = 0
     if not s.terminal:
+        return
+    if s.num_players == 1:
+        out[0] = solo_return(s.players[0].money)
         return
     for p in range(s.num_players):
         win[p] = 1
@@ -1854,7 +2014,8 @@ cdef void state_resample_hidden(StateC* s, int player, RngC* rng) noexcept nogil
 cdef int state_check_invariants(const StateC* s) noexcept nogil:
     """0 when every invariant holds, else a code naming the first broken one:
     1 visitors, 2 tickets, 3 assistants, 4 money, 5 influence, 6 fame, 7 collector limit,
-    8 signature tokens."""
+    8 signature tokens, 9 Lacerda's assistants (solo: supply + locations + market +
+    kicked-out space != 10)."""
     cdef int n = s.num_players, c, p, L, r, k, a, tot, i
     cdef const PlayerC* pl
     for c in range(3):
@@ -1908,6 +2069,19 @@ cdef int state_check_invariants(const StateC* s) noexcept nogil:
                     tot += 1
         if tot != 2:
             return 8
+    if n == 1:
+        tot = s.lac_supply
+        for L in range(NUM_LOCATIONS):
+            if s.loc_owner[L] == LACERDA and s.loc_kind[L] == PIECE_ASSISTANT:
+                tot += 1
+        for r in range(7):
+            for c in range(3):
+                if s.mk_asst[r][c] == LACERDA:
+                    tot += 1
+        if s.ko_owner == LACERDA and s.ko_kind == PIECE_ASSISTANT:
+            tot += 1
+        if tot != LACERDA_ASSISTANTS or s.lac_supply < 0:
+            return 9
     return 0
 
 # ---------------------------------------------------------------- playouts

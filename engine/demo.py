@@ -41,8 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "and print it: each turn's decisions in action notation (chance events "
                     "in [brackets]), the board at the end, then the final scores and winner(s).",
         epilog="Example: python -m engine.demo --players 3 --seed 7 --boards")
-    parser.add_argument("--players", "-p", type=int, choices=(2, 3, 4), default=2,
-                        help="number of players (default: 2)")
+    parser.add_argument("--players", "-p", type=int, choices=(1, 2, 3, 4), default=2,
+                        help="number of players, 1: solo against Lacerda (default: 2)")
     parser.add_argument("--seed", "-s", type=int, default=0,
                         help="seed of the game and of the random moves (default: 0)")
     parser.add_argument("--moves", "-m", action="store_true",
@@ -107,7 +107,7 @@ def play(num_players: int = 2, seed: int = 0, *, moves: bool = False, boards: bo
     """Play one game with uniformly random legal moves, printing it to `out`.
 
     Args:
-        num_players: 2, 3 or 4.
+        num_players: 1 (solo against Lacerda, whose moves the engine makes), 2, 3 or 4.
         seed: seeds both the game's setup and the choice of moves.
         moves: print each decision on its own line with what was decided.
         boards: print ``render()`` at the start of every turn.
@@ -172,6 +172,8 @@ def format_result(state: GameState) -> str:
         E.g. 'Final scores: P0 $87, P1 $62 -> winner: P0'.
     """
     money = ", ".join(f"P{p} ${m}" for p, m in enumerate(state.money()))
+    if state.num_players == 1:
+        return f"Solo score against Lacerda: {money}"
     winners = state.winners()
     label = "winner" if len(winners) == 1 else "winners (tied)"
     return f"Final scores: {money} -> {label}: {', '.join(f'P{w}' for w in winners)}"

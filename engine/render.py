@@ -9,6 +9,7 @@ Abbreviations used on the board (also printed in its "Key:" line):
 
 - ``V2 I0 C1``: 2 VIPs, 0 investors, 1 collector (visitors or tickets of those colours).
 - ``P1``: player 1 (players count from 0, as in ``describe_decision``).
+- ``Lac``: Lacerda, the automated opponent of the solo game (her pieces and supply).
 - ``+asst``: one of the owner's assistants sits on that contract.
 - ``#7``: reputation tile 7 (numbers 1..20 as in components.md section 7), followed by
   what it pays at the end, e.g. ``$2+1i/rep tile`` = $2 and 1 influence per item.
@@ -32,6 +33,8 @@ WIDTH = 100
 # Values of engine/data.h and engine/_core.pxd that the picture needs.
 _GAL_HOME = 4
 _GAL_KO = 5
+_LACERDA = 4  # the owner id of Lacerda's pieces (solo)
+_AUCTION_COST = (1, 3, 6)
 _PIECE_KIND = ("gallerist", "assistant")
 _CONTRACT_SIDE = ("face-up", "money side up", "influence side up")
 _ARTIST_BONUS = ("money bonus", "influence bonus", "fame bonus", "two tickets",
@@ -58,6 +61,12 @@ assert len(_REP_SHORT) == len(N.REPUTATION_TILES)
 
 _LEGEND = ("Key: V/I/C = VIP/investor/collector, Pn = player n, #n = reputation tile n, "
            "+asst = assistant on it")
+_LEGEND_SOLO = _LEGEND + ", Lac = Lacerda"
+
+
+def _who(owner: int) -> str:
+    """An owner id as shown on the board: 'P1', or 'Lac' for Lacerda."""
+    return "Lac" if owner == _LACERDA else f"P{owner}"
 
 
 def _vic(v: list[int]) -> str:
@@ -105,14 +114,17 @@ def _cells(prefix: str, cells: list[str], indent: int = 4) -> list[str]:
 def _header(state: GameState, r: dict[str, Any]) -> list[str]:
     """Game line: players, round and turn, whose turn, end and scoring status."""
     n = r["num_players"]
-    parts = [f"THE GALLERIST, {n} players"]
+    parts = ["THE GALLERIST, solo against Lacerda" if n == 1 else f"THE GALLERIST, {n} players"]
     turns = r["turn_count"]
     if state.is_terminal():
         parts.append(f"game over after {turns} turns")
     elif turns == 0:
         parts.append("setup: start locations")
+    elif n == 1 and r["ko_active"] and not r["lac_turn"]:
+        parts.append(f"turn {turns}")
+        parts.append("Lacerda's turn: P0's kicked-out step")
     else:
-        parts.append(f"round {(turns - 1) // n + 1}, turn {turns}")
+        parts.append(f"round {(turns - 1) // n + 1}, turn {turns}" if n > 1 else f"turn {turns}")
         ea = ", executive action used" if r["ea_used"] else ""
         parts.append(f"P{r['turn_player']}'s turn{ea}")
     if r["intermediate_done"]:
@@ -121,7 +133,9 @@ def _header(state: GameState, r: dict[str, Any]) -> list[str]:
         parts.append("intermediate scoring at end of turn")
     if r["end_triggered"] and not r["terminal"]:
         left = r["turns_left"]  # turns still to play, this one included
-        if left <= n:
+        if n == 1:
+            parts.append("FINAL TURN: the box office is empty; Lacerda moves no more")
+        elif left <= n:
             parts.append(f"FINAL ROUND: {left} turn(s) left, this one included")
         else:
             parts.append(f"END TRIGGERED: the round ends, then a final round ({left} turns left)")
@@ -149,12 +163,12 @@ def _locations(r: dict[str, Any]) -> list[str]:
     for loc in range(4):
         owner = r["loc_owner"][loc]
         cell = f"{N.LOCATIONS[loc]} " + (
-            f"P{owner} {_PIECE_KIND[r['loc_kind'][loc]]}" if owner >= 0 else "-")
+            f"{_who(owner)} {_PIECE_KIND[r['loc_kind'][loc]]}" if owner >= 0 else "-")
         if r["loc_tile"][loc] >= 0:
             cell += f" [start tile {_tile(r['loc_tile'][loc])}]"
         cells.append(cell)
     if r["ko_owner"] >= 0:
-        cells.append(f"kicked out: P{r['ko_owner']} {_PIECE_KIND[r['ko_kind']]}"
+        cells.append(f"kicked out: {_who(r['ko_owner'])} {_PIECE_KIND[r['ko_kind']]}"
                      f" from {N.LOCATIONS[r['ko_loc']]}")
     return _cells("Locations: ", cells, indent=11)
 
@@ -226,7 +240,7 @@ def _market(r: dict[str, Any]) -> list[str]:
                 continue
             asst = r["mk_asst"][row][c]
             tile = r["mk_tile"][row][c] if row < 4 else -1
-            parts = ([f"P{asst}"] if asst >= 0 else []) + ([_tile(tile)] if tile >= 0 else [])
+            parts = ([_who(asst)] if asst >= 0 else []) + ([_tile(tile)] if tile >= 0 else [])
             cells.append(" ".join(parts) or "-")
         lines.append(f"{N.MARKET_ROWS[row]:14}" + "".join(f"{c:{w}}" for c in cells).rstrip())
     return lines
@@ -239,6 +253,32 @@ def _pools(r: dict[str, Any]) -> list[str]:
         f"plaza {_vic(r['plaza'])}", f"bag {_vic(r['bag'])}",
         f"Tickets: box office {_vic(r['box'])}", f"discards {_vic(r['discards'])}",
         f"promotion tokens left, levels 1-5: {stock}"], indent=10)
+
+
+def _lacerda_offer(r: dict[str, Any]) -> int:
+    """Solo: Lacerda's auction offer, the sum of her auction spaces' costs (RN §10)."""
+    return sum(_AUCTION_COST[row - 4] for row in range(4, 7) for c in range(3)
+               if r["mk_asst"][row][c] == _LACERDA)
+
+
+def _lacerda(r: dict[str, Any]) -> list[str]:
+    """Solo: one line for Lacerda: her gallerist, supply, pieces on the board, next move."""
+    loc = r["lac_loc"]
+    if loc < 0:
+        where = "not on the board yet (first move: opposite P0)"
+    elif r["loc_owner"][loc] == _LACERDA and r["loc_kind"][loc] == 0:
+        where = N.LOCATIONS[loc]
+    else:
+        where = f"kicked out from {N.LOCATIONS[loc]} (next: {N.LOCATIONS[(loc + 1) % 4]})"
+    on_locations = sum(1 for L in range(4) if r["loc_owner"][L] == _LACERDA
+                       and r["loc_kind"][L] == 1)
+    in_market = sum(row.count(_LACERDA) for row in r["mk_asst"])
+    offer = _lacerda_offer(r)
+    due = "moves after this turn" if r["lac_turn"] else "no move due"
+    return _cells("Lacerda: ", [
+        f"gallerist {where}", f"supply {r['lac_supply']}",
+        f"assistants: {on_locations} on locations, {in_market} in the market "
+        f"(auction offer ${offer})", due], indent=9)
 
 
 def _player(state: GameState, r: dict[str, Any], p: int) -> list[str]:
@@ -301,7 +341,12 @@ def _final(state: GameState, r: dict[str, Any]) -> list[str]:
     auction = [f"P{p} the {N.FORMS[pl['auction_work']]} work as "
                + ("sold (Dealer)" if pl["auction_as"] else "exhibited (Curator)")
                for p, pl in enumerate(r["players"]) if pl["auction_work"] >= 0]
+    if r["num_players"] == 1 and not auction and _lacerda_offer(r) > 0:
+        auction = [f"Lacerda (offer ${_lacerda_offer(r)}) outbid P0"]
     lines += _cells("Auction of renowned works: ", auction or ["nobody took part"], indent=4)
+    if r["num_players"] == 1:
+        lines.append(f"Solo score (against Lacerda): ${scores[0]['money']}")
+        return lines
     winners = state.winners()
     best = max(sc["money"] for sc in scores)
     label = "Winner" if len(winners) == 1 else "Winners (tied)"
@@ -326,9 +371,11 @@ def render(state: GameState) -> str:
     lines = _header(state, r) + _decision(state) + [rule]
     lines += _locations(r) + _artists(state, r) + _works(r) + _contracts(r) + _market(r)
     lines += _pools(r) + [rule]
+    if r["num_players"] == 1:
+        lines += _lacerda(r)
     for p in range(r["num_players"]):
         lines += _player(state, r, p)
-    lines.append(_LEGEND)
+    lines.append(_LEGEND_SOLO if r["num_players"] == 1 else _LEGEND)
     if state.is_terminal():
         lines += [rule] + _final(state, r)
     return "\n".join(line.rstrip() for line in lines).replace(_NBSP, " ")

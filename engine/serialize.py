@@ -71,9 +71,11 @@ GAL_HOME, GAL_KO = 4, 5
 PIECE_GALLERIST, PIECE_ASSISTANT = 0, 1
 CS_FACE_UP = 0
 COLLECTOR = 2
-VISITORS_TOTAL = {2: (10, 10, 8), 3: (12, 12, 10), 4: (14, 14, 12)}   # C§1
-TICKETS_PER_COLOUR = {2: 10, 3: 15, 4: 20}                             # C§1
-EASELS = {2: 1, 3: 2, 4: 3}                                            # C§13
+VISITORS_TOTAL = {1: (10, 10, 8), 2: (10, 10, 8), 3: (12, 12, 10), 4: (14, 14, 12)}  # C§1
+TICKETS_PER_COLOUR = {1: 10, 2: 10, 3: 15, 4: 20}                            # C§1
+EASELS = {1: 1, 2: 1, 3: 2, 4: 3}                                            # C§13
+LACERDA = 4                  # _core.pxd: the owner id of Lacerda's pieces (solo)
+LACERDA_ASSISTANTS = 10      # RN §10: her assistants (supply + board)
 ASSISTANTS_PER_PLAYER = 10
 ARTIST_BONUS_COUNT = 2       # C§3: two tiles of each bonus kind
 PROMO_TOKENS = 4             # C§8: per level
@@ -94,9 +96,8 @@ _CHANCE_KINDS = frozenset((_K["T_CH_VISITOR"], _K["T_CH_TILE"], _K["T_CH_CONTRAC
 _AUTO_FIRST = _K["T_AUTO_FIRST"]
 # Kinds the engine pushes without a player (-1): chance events and the setup marker.
 _NO_PLAYER_KINDS = _CHANCE_KINDS | {_K["T_BEGIN_GAME"]}
-# Kinds this schema version accepts: every pushed kind except the solo-only one.
-_ACCEPTED_KINDS = frozenset(v for n, v in _K.items()
-                            if n not in ("T_AUTO_FIRST", "T_DISCARD_LARGEST"))
+# Kinds this schema version accepts: every pushed kind (DISCARD_LARGEST in solo only).
+_ACCEPTED_KINDS = frozenset(v for n, v in _K.items() if n != "T_AUTO_FIRST")
 
 Range = tuple[int, int]
 # Task arguments (a, b, c) by kind: the range each one's code uses (see resolve, run_auto
@@ -164,8 +165,9 @@ def state_to_proto(state: GameState) -> pb.GameState:
         box_office=pb.Tickets(**_by_colour(raw["box"])),
         ticket_discards=pb.Tickets(**_by_colour(raw["discards"])),
         locations=[_location_to_proto(raw, L) for L in range(4)],
-        kicked_out=pb.KickedOut(owner=_opt(raw["ko_owner"]), piece=_e(raw["ko_kind"] + 1),
-                                location=_e(raw["ko_loc"] + 1), acting=bool(raw["ko_active"])),
+        kicked_out=pb.KickedOut(owner=_seat(raw["ko_owner"]), piece=_e(raw["ko_kind"] + 1),
+                                location=_e(raw["ko_loc"] + 1), acting=bool(raw["ko_active"]),
+                                lacerda=raw["ko_owner"] == LACERDA),
         market=[_market_space_to_proto(raw, r, c) for r in range(7) for c in range(3)],
         artists=[_artist_to_proto(raw, a) for a in range(8)],
         promotion_tokens=pb.PromotionTokens(
@@ -204,6 +206,11 @@ def _e(v: int) -> Any:
 def _opt(v: int) -> int | None:
     """An engine value where -1 means none, as an optional proto field."""
     return None if v < 0 else v
+
+
+def _seat(v: int) -> int | None:
+    """An owner field: a seat, or none for -1 and for Lacerda (her own flag says so)."""
+    return None if v < 0 or v == LACERDA else v
 
 
 def _by_colour(v: list[int]) -> dict[str, int]:
@@ -256,14 +263,17 @@ def _card_to_proto(card: int) -> int:
 
 
 def _location_to_proto(raw: dict[str, Any], L: int) -> pb.LocationSpace:
-    return pb.LocationSpace(location=_e(L + 1), owner=_opt(raw["loc_owner"][L]),
-                            piece=_e(raw["loc_kind"][L] + 1), start_tile=_opt(raw["loc_tile"][L]))
+    owner = raw["loc_owner"][L]
+    return pb.LocationSpace(location=_e(L + 1), owner=_seat(owner),
+                            piece=_e(raw["loc_kind"][L] + 1), start_tile=_opt(raw["loc_tile"][L]),
+                            lacerda=owner == LACERDA)
 
 
 def _market_space_to_proto(raw: dict[str, Any], r: int, c: int) -> pb.MarketSpace:
     tile = raw["mk_tile"][r][c] if r < 4 else -1
+    owner = raw["mk_asst"][r][c]
     return pb.MarketSpace(row=_e(r + 1), column=_e(c + 1), reputation_tile=_opt(tile),
-                          assistant_owner=_opt(raw["mk_asst"][r][c]))
+                          assistant_owner=_seat(owner), lacerda=owner == LACERDA)
 
 
 def _artist_to_proto(raw: dict[str, Any], a: int) -> pb.Artist:
@@ -452,9 +462,7 @@ def _decode_state(msg: pb.GameState) -> tuple[dict[str, Any], list[int]]:
     _check(msg.schema_version == SCHEMA_VERSION, "schema_version",
            f"{msg.schema_version} is not a supported version (expected {SCHEMA_VERSION})")
     n = msg.num_players
-    if n == 1:
-        _fail("num_players", "1 (the solo game) is not supported yet")
-    _rng(n, "num_players", 2, 4)
+    _rng(n, "num_players", 1, 4)
     turn = _need(msg, "turn", "")
     end = _need(msg, "game_end", "")
     inter = _need(msg, "intermediate_scoring", "")
@@ -495,18 +503,38 @@ def _decode_state(msg: pb.GameState) -> tuple[dict[str, Any], list[int]]:
               for i, f in enumerate(msg.renowned_works)]
     _len(easels, "renowned_works", EASELS[n])
     raw["easel"] = easels + [-1] * (3 - len(easels))
-    _check(lac.location == 0 and lac.supply == 0 and not lac.move_due, "lacerda",
-           "Lacerda's fields are for the solo game and must be empty with 2..4 players")
-    raw.update(lac_loc=-1, lac_supply=0, lac_turn=0)
+    _decode_lacerda(lac, raw, n)
     _len(msg.history, "history", 0, MAX_GAME_LENGTH)
     for i, a in enumerate(msg.history):
         _rng(a, f"history[{i}]", 0, NUM_DISTINCT_ACTIONS - 1, "action")
     return raw, list(msg.history)
 
 
+def _decode_lacerda(lac: pb.Lacerda, raw: dict[str, Any], n: int) -> None:
+    if n > 1:
+        _check(lac.location == 0 and lac.supply == 0 and not lac.move_due, "lacerda",
+               "Lacerda's fields are for the solo game and must be empty with 2..4 players")
+        raw.update(lac_loc=-1, lac_supply=0, lac_turn=0)
+        return
+    raw.update(lac_loc=_enum(lac.location, "lacerda.location", pb.Location, 0, 4) - 1,
+               lac_supply=_rng(lac.supply, "lacerda.supply", 0, LACERDA_ASSISTANTS),
+               lac_turn=int(lac.move_due))
+
+
+def _decode_owner(msg: Any, field: str, path: str, n: int) -> int:
+    """An owner: a seat (optional `field`), or LACERDA when the message's `lacerda` flag
+    is set (solo only, `field` then absent), or -1."""
+    owner = _opt_in(msg, field, path, 0, n - 1, "seat")
+    if not msg.lacerda:
+        return owner
+    _check(n == 1, f"{path}.lacerda", "Lacerda's pieces exist in the solo game only")
+    _check(owner < 0, _join(path, field), "must be absent on Lacerda's piece")
+    return LACERDA
+
+
 def _decode_task(t: pb.PendingTask, path: str, n: int) -> dict[str, int]:
     kind = t.kind
-    if kind not in _ACCEPTED_KINDS:
+    if kind not in _ACCEPTED_KINDS or (kind == _K["T_DISCARD_LARGEST"] and n != 1):
         name = pb.TaskKind.Name(kind) if kind in pb.TaskKind.values() else str(kind)
         why = "is for the solo game" if kind == _K["T_DISCARD_LARGEST"] else "is not a task kind"
         _fail(f"{path}.kind", f"{name} {why}")
@@ -625,14 +653,14 @@ def _decode_locations(msg: pb.GameState, raw: dict[str, Any], n: int) -> None:
     for L, loc in enumerate(msg.locations):
         path = f"locations[{L}]"
         _enum(loc.location, f"{path}.location", pb.Location, L + 1, L + 1)
-        owner.append(_opt_in(loc, "owner", path, 0, n - 1, "seat"))
+        owner.append(_decode_owner(loc, "owner", path, n))
         kind.append(_enum(loc.piece, f"{path}.piece", pb.PieceKind, 1, 2) - 1)
         tile.append(_opt_in(loc, "start_tile", path, 0, NUM_REP_TILES - 1, "reputation tile"))
     raw.update(loc_owner=owner, loc_kind=kind, loc_tile=tile)
 
 
 def _decode_kicked_out(ko: pb.KickedOut, raw: dict[str, Any], n: int) -> None:
-    owner = _opt_in(ko, "owner", "kicked_out", 0, n - 1, "seat")
+    owner = _decode_owner(ko, "owner", "kicked_out", n)
     kind = _enum(ko.piece, "kicked_out.piece", pb.PieceKind, 1, 2) - 1
     if owner < 0:
         _enum(ko.location, "kicked_out.location", pb.Location, 0, 0)
@@ -654,7 +682,9 @@ def _decode_market(msg: pb.GameState, raw: dict[str, Any], n: int) -> None:
         _check(r < 4 or tile < 0, f"{path}.reputation_tile", "auction rows hold no tile")
         if r < 4:
             tiles[r][c] = tile
-        assts[r][c] = _opt_in(space, "assistant_owner", path, 0, n - 1, "seat")
+        assts[r][c] = _decode_owner(space, "assistant_owner", path, n)
+        _check(assts[r][c] != LACERDA or tile < 0, f"{path}.reputation_tile",
+               "Lacerda's assistant discarded the tile of its space (RN §10)")
         if n <= 2 and c == 1:   # R-MKT-1: the middle column is unused
             _check(tile < 0 and assts[r][c] < 0, path,
                    "column II is unused with 2 players and must be empty")
@@ -753,7 +783,10 @@ def _check_pieces(raw: dict[str, Any]) -> None:
                "KICKED_OUT must match kicked_out.owner with a GALLERIST piece")
     for L in range(4):
         q = raw["loc_owner"][L]
-        if q >= 0 and raw["loc_kind"][L] == PIECE_GALLERIST:
+        if q == LACERDA and raw["loc_kind"][L] == PIECE_GALLERIST:
+            _check(raw["lac_loc"] == L, f"locations[{L}].lacerda",
+                   "holds Lacerda's gallerist, but lacerda.location is elsewhere")
+        elif q >= 0 and raw["loc_kind"][L] == PIECE_GALLERIST:
             _check(raw["players"][q]["gallerist"] == L, f"locations[{L}].owner",
                    f"holds the gallerist of seat {q}, whose gallerist is elsewhere")
 
@@ -772,9 +805,25 @@ def _check_kicked_out(raw: dict[str, Any]) -> None:
     if owner < 0:
         return
     L = raw["ko_loc"]
-    _check(owner != tp and raw["loc_owner"][L] == tp
-           and raw["loc_kind"][L] == PIECE_GALLERIST, "kicked_out.location",
-           f"the turn player's ({tp}) gallerist must stand where the piece was kicked from")
+    if owner == LACERDA:
+        # solo: the player moved onto her piece this turn; it leaves at the turn's end
+        _check(bool(tasks) and tasks[0]["kind"] == _K["T_END_TURN"], "kicked_out.lacerda",
+               "Lacerda's piece is on the kicked-out space only during the player's turn")
+        _check(raw["loc_owner"][L] == tp and raw["loc_kind"][L] == PIECE_GALLERIST,
+               "kicked_out.location",
+               f"the turn player's ({tp}) gallerist must stand where the piece was kicked from")
+        _check(raw["ko_kind"] == PIECE_ASSISTANT or raw["lac_loc"] == L,
+               "kicked_out.location", "Lacerda's gallerist was kicked from lacerda.location")
+    elif raw["num_players"] == 1:
+        # solo: her move kicked out the player's piece, whose kicked-out step is under way
+        _check(raw["loc_owner"][L] == LACERDA and raw["loc_kind"][L] == PIECE_GALLERIST
+               and raw["lac_loc"] == L and bool(raw["ko_active"]), "kicked_out.location",
+               "Lacerda's gallerist must stand where the player's piece was kicked from, "
+               "with the kicked-out step under way")
+    else:
+        _check(owner != tp and raw["loc_owner"][L] == tp
+               and raw["loc_kind"][L] == PIECE_GALLERIST, "kicked_out.location",
+               f"the turn player's ({tp}) gallerist must stand where the piece was kicked from")
     _check(not any(t["kind"] == _K["T_TURN_START"] for t in tasks), "kicked_out.owner",
            "nothing is kicked out before the turn player has moved (at most one per turn)")
 
@@ -974,6 +1023,15 @@ def _check_totals(raw: dict[str, Any]) -> None:
         _check(total == ASSISTANTS_PER_PLAYER, f"players[{p}].assistants",
                f"desks + queue + removed + {on_board} on the board = {total}, expected "
                f"{ASSISTANTS_PER_PLAYER} (RULES.md §4)")
+    if n == 1:
+        on_board = (sum(1 for L in range(4) if raw["loc_owner"][L] == LACERDA
+                        and raw["loc_kind"][L] == PIECE_ASSISTANT)
+                    + sum(row.count(LACERDA) for row in raw["mk_asst"])
+                    + (raw["ko_owner"] == LACERDA and raw["ko_kind"] == PIECE_ASSISTANT))
+        total = raw["lac_supply"] + on_board
+        _check(total == LACERDA_ASSISTANTS, "lacerda.supply",
+               f"supply + {on_board} on the board = {total}, expected {LACERDA_ASSISTANTS} "
+               "(Lacerda's assistants, RULES.md §4)")
     for a in range(8):
         total = raw["ar_tokens"][a] + sum(
             (pl["commission"] == a) + pl["works"][:pl["nworks"]].count(a) for pl in players)
@@ -988,14 +1046,16 @@ _BOTTOM_KINDS = frozenset((_K["T_BEGIN_GAME"], _K["T_END_TURN"], _K["T_FINISH_TU
 _FIXED_HEIGHT = {_K["T_AFTER_ACTION"]: (1, _K["T_END_TURN"]),
                  _K["T_TURN_START"]: (2, _K["T_AFTER_ACTION"]),
                  _K["T_KO_DONE"]: (1, _K["T_FINISH_TURN"]),
-                 _K["T_KO"]: (2, _K["T_KO_DONE"])}
+                 _K["T_KO"]: (2, _K["T_KO_DONE"]),
+                 _K["T_DISCARD_LARGEST"]: (1, _K["T_FINISH_TURN"])}
 # Decisions the engine only ever leaves on top of the stack: each is pushed last and
 # resolved before anything else runs, so its preconditions (checked by the action that
 # pushed it) are never re-checked. Deeper down they could act on a changed position.
 _TOP_ONLY_KINDS = frozenset(_K[k] for k in (
     "T_DISCOVER", "T_BUY", "T_PROMOTE", "T_SELL", "T_HIRE", "T_MARKET", "T_ASSIST_SRC",
     "T_KO", "T_DEAL4", "T_CONTRACT_SLOT", "T_GALLERY_OUT", "T_ORIENT", "T_TICKET_MOVE",
-    "T_BOX_DISCARD", "T_LEAVE", "T_FAME_BONUS", "T_TICKET_PAIR", "T_VISITOR_PLAZA"))
+    "T_BOX_DISCARD", "T_LEAVE", "T_FAME_BONUS", "T_TICKET_PAIR", "T_VISITOR_PLAZA",
+    "T_DISCARD_LARGEST"))
 _TURN_PLAYER_KINDS = frozenset((_K["T_END_TURN"], _K["T_AFTER_ACTION"], _K["T_TURN_START"],
                                 _K["T_LOC_ACTION"], _K["T_LEAVE"]))
 
@@ -1037,6 +1097,33 @@ def _check_stack_shape(raw: dict[str, Any]) -> None:
                    f"{name} belongs to the turn player {raw['turn_player']}")
     if setup:
         _check(raw["turn_count"] == 0, "turn.number", "must be 0 during setup")
+
+
+def _check_lacerda(raw: dict[str, Any]) -> None:
+    """Solo: Lacerda's gallerist, pieces and move flag as her moves leave them (RN §10);
+    her assistant total is in _check_totals."""
+    if raw["num_players"] != 1:
+        return
+    loc, tasks = raw["lac_loc"], raw["tasks"]
+    pieces = ([f"locations[{L}]" for L in range(4) if raw["loc_owner"][L] == LACERDA]
+              + [f"market[{i}]" for i in range(21) if raw["mk_asst"][i // 3][i % 3] == LACERDA]
+              + (["kicked_out"] if raw["ko_owner"] == LACERDA else []))
+    if loc < 0:
+        _check(not pieces, pieces[0] if pieces else "", "Lacerda has not moved yet, so none "
+               "of her pieces is on the board (lacerda.location is UNSPECIFIED)")
+    elif not (raw["loc_owner"][loc] == LACERDA and raw["loc_kind"][loc] == PIECE_GALLERIST):
+        # kicked out by the player: her next move leaves from here without an assistant
+        _check(raw["loc_owner"][loc] != LACERDA, f"locations[{loc}].lacerda",
+               "her assistant never stands where her kicked-out gallerist stood last")
+    if not tasks or tasks[0]["kind"] == _K["T_BEGIN_GAME"] or raw["end_triggered"]:
+        due = False                   # setup, the final turn and the end: no more moves
+    elif tasks[0]["kind"] == _K["T_END_TURN"] or (
+            len(tasks) > 1 and tasks[1]["kind"] == _K["T_DISCARD_LARGEST"]):
+        due = True                    # the player's turn: she moves after it
+    else:
+        due = False                   # her turn: the player's kicked-out step after her move
+    _check(bool(raw["lac_turn"]) == due, "lacerda.move_due",
+           f"must be {str(due).lower()} at this point of the turn")
 
 
 def _check_task_targets(raw: dict[str, Any]) -> None:
@@ -1101,6 +1188,7 @@ _CONSISTENCY_CHECKS: tuple[Callable[[dict[str, Any]], None], ...] = (
     _check_stack_shape,
     _check_pieces,
     _check_kicked_out,
+    _check_lacerda,
     _check_components_unique,
     _check_artists,
     _check_players,

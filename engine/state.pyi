@@ -23,6 +23,8 @@ ACTION_BASES: dict[str, int]
 TASK_KINDS: dict[str, int]
 #: Invariant codes of ``check_invariants`` and what each one means.
 INVARIANT_NAMES: dict[int, str]
+#: Solo: ``returns()`` maps the final money m to m / (m + SOLO_RETURN_SCALE).
+SOLO_RETURN_SCALE: int
 
 class PlayoutStats(TypedDict):
     """What ``random_playouts`` returns."""
@@ -89,8 +91,10 @@ class GameState:
     def money(self) -> list[int]: ...
     def influence(self) -> list[int]: ...
     def returns(self) -> list[float]:
-        """At the end, 1 shared equally among the winners and 0 to the others; before, zeros."""
-    def winners(self) -> list[int]: ...
+        """At the end, 1 shared equally among the winners and 0 to the others; before, zeros.
+        Solo: the final money m as m / (m + SOLO_RETURN_SCALE)."""
+    def winners(self) -> list[int]:
+        """The seats with the most money at the end; [] before. Solo: [0]."""
     def final_scores(self) -> list[dict[str, int]]:
         """Per player: the money of each final scoring step, "total" and "money"."""
     def sale_value(self, artist: int) -> int:
@@ -124,7 +128,8 @@ class GameState:
 def _check_players(num_players: object) -> None: ...
 def _check_seed(seed: object) -> int: ...
 def new_game(num_players: int = 2, seed: int = 0) -> GameState:
-    """A new game after setup; every setup shuffle is resolved from ``seed``."""
+    """A new game after setup; every setup shuffle is resolved from ``seed``.
+    ``num_players=1`` is the solo game against Lacerda (the engine moves her)."""
 def random_playouts(num_players: int = 2, games: int = 100, seed: int = 0) -> PlayoutStats:
     """Play ``games`` uniformly random games entirely in C, without the GIL."""
 def bench_core(num_players: int = 2, iterations: int = 100000, seed: int = 0,

@@ -26,6 +26,8 @@ from engine.errors import IllegalActionError, InvalidStateError
 
 CHANCE = PLAYER_CHANCE
 TERMINAL = PLAYER_TERMINAL
+#: Solo: returns() maps the final money m to m / (m + SOLO_RETURN_SCALE).
+SOLO_RETURN_SCALE = core.SOLO_RETURN_SCALE
 NUM_DISTINCT_ACTIONS = NUM_ACTIONS
 MAX_DECISIONS_PER_TURN = 128
 #: Upper bound on the number of actions (decisions and chance events) of any game.
@@ -109,6 +111,7 @@ INVARIANT_NAMES = {
     6: "an artist's fame is outside 1..19",
     7: "a gallery holds more collectors than 1 + works sold",
     8: "signature tokens: on the artist + in galleries + on a commission space != 2",
+    9: "Lacerda's assistants: supply + locations + market + kicked-out != 10",
 }
 
 
@@ -121,8 +124,8 @@ cdef double _now() noexcept nogil:
 def _check_players(num_players):
     if isinstance(num_players, bool) or not isinstance(num_players, int):
         raise ValueError(f"num_players must be an int, got {type(num_players).__name__}")
-    if num_players not in (2, 3, 4):
-        raise ValueError(f"num_players must be 2, 3 or 4, got {num_players}")
+    if num_players not in (1, 2, 3, 4):
+        raise ValueError(f"num_players must be 1 (solo), 2, 3 or 4, got {num_players}")
 
 
 def _check_seed(seed):
@@ -293,12 +296,17 @@ cdef class GameState:
 
     def returns(self) -> list:
         """At the end: 1 shared equally among the winners (R-END-2), 0 to the others.
-        All zeros before the end."""
+        All zeros before the end. Solo (one player against Lacerda, who has no score):
+        the final money m as m / (m + 100), a value in [0, 1) that grows with the score
+        (0.5 at $100); the solo result itself is the money (`money()`)."""
         cdef double out[4]
         state_returns(&self.s, out)
         return [out[p] for p in range(self.s.num_players)]
 
     def winners(self) -> list:
+        """The seats with the most money at the end (R-END-2); [] before. Solo: [0]."""
+        if self.s.num_players == 1:
+            return [0] if self.s.terminal else []
         return [p for p, r in enumerate(self.returns()) if r > 0]
 
     def final_scores(self) -> list:
@@ -420,6 +428,9 @@ cdef class GameState:
 
 def new_game(num_players: int = 2, seed: int = 0) -> GameState:
     """A new game after setup; every setup shuffle is resolved from `seed`.
+
+    `num_players=1` is the solo game against Lacerda (R-SCOPE-2), whose moves the
+    engine makes itself: every decision is the player's (seat 0).
 
     >>> s = new_game(num_players=2, seed=1)
     >>> s.current_player

@@ -24,7 +24,7 @@ def demo_state(seed: int = 1, players: int = 2, turns: int = 12,
 
     Args:
         seed: the game's seed (setup, chance and the bots' tie-breaks).
-        players: 2..4.
+        players: 1 (solo against Lacerda) to 4.
         turns: how many turns to play first.
         min_moves: the fewest legal moves the position should offer.
 

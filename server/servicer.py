@@ -247,10 +247,8 @@ class GalleristServicer:
     def NewGame(self, request: Any, context: grpc.ServicerContext, call: _Call) -> Any:
         """A new game after setup (hints.proto)."""
         n = request.num_players or 2
-        if n == 1:
-            raise RequestError("num_players", "1 (the solo game) is not supported yet")
-        if not 2 <= n <= 4:
-            raise RequestError("num_players", f"{n} is outside 2..4")
+        if not 1 <= n <= 4:
+            raise RequestError("num_players", f"{n} is outside 1..4 (1: solo against Lacerda)")
         seed = check_seed(request.seed)
         state = engine.new_game(num_players=n, seed=seed)
         return hints_pb2.NewGameResponse(state=state.to_proto(), position=convert.position(state))

@@ -10,7 +10,8 @@ import pytest
 from ai.arena import (GameRecord, format_report, plot_ratings, read_records, replay, run_tournament,
                       schedule)
 from ai.arena_cli import main as arena_cli_main
-from ai.ratings import GameResult, bradley_terry, pairwise_table, ratings, summarize, wilson_interval
+from ai.ratings import (GameResult, bradley_terry, pairwise_table, ratings, solo_summary, summarize,
+                        wilson_interval)
 
 
 def test_schedule_plays_every_seating_on_the_same_seed() -> None:
@@ -95,6 +96,42 @@ def test_small_tournament_end_to_end_with_records_and_replay(tmp_path) -> None:
     png = tmp_path / "r.png"
     plot_ratings(report, str(png))
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_solo_schedule_and_summary() -> None:
+    """Solo: every bot plays every setup seed alone; the summary is the score's mean and
+    spread, not win rates."""
+    plan = schedule(["a", "b"], 1, 5, seed=4)
+    assert [(g.seed, g.seats) for g in plan] == [
+        (4, ("a",)), (4, ("b",)), (5, ("a",)), (5, ("b",)), (6, ("a",)), (6, ("b",))]
+    res = [GameResult(("A",), (100,), (0.5,)), GameResult(("A",), (140,), (0.58,)),
+           GameResult(("B",), (60,), (0.375,))]
+    a, b = solo_summary(res)
+    assert (a.bot, a.games, a.mean_score, a.min_score, a.max_score) == ("A", 2, 120.0, 100, 140)
+    assert a.std_score == pytest.approx(28.2842712) and a.mean_ci[0] < 120 < a.mean_ci[1]
+    assert (b.bot, b.games, b.mean_score, b.std_score) == ("B", 1, 60.0, 0.0)
+
+
+def test_solo_tournament_reports_mean_and_spread(tmp_path) -> None:
+    """`--players 1`: games against Lacerda, records that replay, a per-bot score report."""
+    out = tmp_path / "res.json"
+    rc = arena_cli_main(["arena", "random", "greedy", "--players", "1", "--games", "4",
+                         "--workers", "2", "--records", str(tmp_path / "g.jsonl"),
+                         "--out", str(out), "--png", str(tmp_path / "r.png"), "--no-progress"])
+    assert rc == 0
+    report = json.loads(out.read_text())
+    assert report["players"] == 1 and report["games"] == 4
+    assert "ratings" not in report and "summary" not in report
+    rows = {r["bot"]: r for r in report["solo"]}
+    assert set(rows) == {"random", "greedy"} and all(r["games"] == 2 for r in rows.values())
+    assert all(r["std_score"] >= 0 and r["min_score"] <= r["mean_score"] <= r["max_score"]
+               for r in rows.values())
+    text = format_report(report)
+    assert "solo against Lacerda" in text and "std" in text and "win rate" not in text
+    assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for rec in read_records(str(tmp_path / "g.jsonl")):
+        assert len(rec.bots) == 1 and replay(rec).money() == rec.money
+    assert arena_cli_main(["replay", str(tmp_path / "g.jsonl"), "--game", "0"]) == 0
 
 
 def test_replay_detects_a_tampered_record() -> None:

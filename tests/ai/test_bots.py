@@ -38,10 +38,11 @@ def random_decision_states(num_players: int, count: int, seed: int) -> list[Game
     return out
 
 
-@pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.parametrize("num_players", [1, 2, 3, 4])
 @pytest.mark.parametrize("spec", SMALL_SPECS)
 def test_bots_only_return_legal_actions(spec: str, num_players: int) -> None:
-    """Every bot's choice and every analysed move is legal, for all player counts."""
+    """Every bot's choice and every analysed move is legal, for all player counts (1: the
+    solo game against Lacerda)."""
     bot = ai.make_bot(spec, seed=3)
     for s in random_decision_states(num_players, 6, seed=num_players):
         legal = set(s.legal_actions())
@@ -206,3 +207,28 @@ def test_mcts_beats_random() -> None:
         final = play_game(bots, seed=1000 + g // 2)
         wins += final.returns()[seat]
     assert wins >= 9
+
+
+@pytest.mark.parametrize("spec", ["greedy", "mcts:iterations=60", "expectimax:depth=1"])
+def test_bots_play_solo_games(spec: str) -> None:
+    """Solo (one player against Lacerda): a whole game, with solo-sized analysis values:
+    one money entry, the estimated solo return as the win probability, and the score as
+    the expectimax/greedy margin."""
+    bot = ai.make_bot(spec, seed=2)
+    state = engine.new_game(1, seed=8)
+    an = bot.analyze(state)
+    for m in an.moves:
+        assert len(m.expected_money) == 1 and 0.0 <= m.win_probability < 1.0
+    final = play_game([bot], seed=8)
+    assert final.is_terminal() and final.winners() == [0]
+    money = final.money()[0]
+    assert final.returns() == [pytest.approx(money / (money + engine.state.SOLO_RETURN_SCALE))]
+
+
+def test_solo_scores_mcts_and_greedy_beat_random() -> None:
+    """Strength in the solo game: greedy and MCTS score more than random play."""
+    score = {"random": 0, "greedy": 0, "mcts:iterations=100": 0}
+    for g in range(3):
+        for spec in score:
+            score[spec] += play_game([ai.make_bot(spec, seed=g)], seed=200 + g).money()[0]
+    assert score["greedy"] > score["random"] and score["mcts:iterations=100"] > score["random"]

@@ -5,7 +5,8 @@ A test builds a position as a raw dict (the StateC as plain dicts/lists, see
 actions by their notation. ``clean_raw`` gives a fully controlled starting point: every
 visitor in the bag (except the collectors on the red artists), every ticket in the box
 office, every player with $10, influence 10, 2 desk assistants and 8 in the queue, every
-gallerist at home, and player 0 about to start a turn. The ``give_*`` / ``put_*`` helpers
+gallerist at home, and player 0 about to start a turn (solo, ``clean_raw(1)``: Lacerda
+not yet on the board, her 10 assistants in her supply). The ``give_*`` / ``put_*`` helpers
 move components from their supply so that the invariants of RULES.md §4 keep holding;
 ``build`` checks them.
 """
@@ -38,8 +39,10 @@ CK_SIGN, CK_ASSISTANT, CK_BAG_VISITOR, CK_PLAZA_VIP_INV, CK_BONUS = range(5)
 # market rows: 0-3 reputation (digital, photo, sculpture, painting), 4-6 auction $1/$3/$6
 ROW_FORM = (DIGITAL, PHOTO, SCULPTURE, PAINTING)
 
-VISITORS_TOTAL = {2: [10, 10, 8], 3: [12, 12, 10], 4: [14, 14, 12]}
-TICKETS = {2: 10, 3: 15, 4: 20}
+VISITORS_TOTAL = {1: [10, 10, 8], 2: [10, 10, 8], 3: [12, 12, 10], 4: [14, 14, 12]}
+TICKETS = {1: 10, 2: 10, 3: 15, 4: 20}
+EASELS = {1: 1, 2: 1, 3: 2, 4: 3}
+LACERDA = 4          # owner id of Lacerda's pieces (solo)
 # C§3 initial fame [form][colour][variant]
 FAME0 = [[[3, 5], [7, 10]], [[3, 5], [7, 10]], [[1, 4], [5, 8]], [[1, 4], [5, 8]]]
 PROMO0 = [[0, 1], [2, 3]]
@@ -89,7 +92,7 @@ def clean_raw(n: int = 2, seed: int = 0) -> dict:
     # works: tile kind 0 on top of every stack, kinds 1..6 below, kind 7 set aside
     raw["stack_top"] = [0, 0, 0, 0]
     raw["stack_mask"] = [0b01111110] * 4
-    raw["easel"] = [[0], [0, 1], [0, 1, 2]][n - 2] + [-1] * (4 - n)
+    raw["easel"] = list(range(EASELS[n])) + [-1] * (3 - EASELS[n])
     # contracts: piles hold cards 0, 5, 10, 15 (the "sign" card of each form)
     raw["pile"] = [[5 * i] + [-1] * 19 for i in range(4)]
     raw["pile_len"] = [1, 1, 1, 1]
@@ -104,6 +107,8 @@ def clean_raw(n: int = 2, seed: int = 0) -> dict:
     raw.update(turn_player=0, ea_used=0, end_triggered=0, turns_left=0,
                intermediate_pending=0, intermediate_done=0, terminal=0, ko_active=0,
                passes=0, turn_count=1)
+    # solo: Lacerda has not moved yet, all 10 assistants in her supply, her move is due
+    raw.update(lac_loc=-1, lac_supply=10 if n == 1 else 0, lac_turn=int(n == 1))
     set_tasks(raw, turn_tasks(0))
     return raw
 

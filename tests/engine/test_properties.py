@@ -142,7 +142,7 @@ def test_random_game_invariants_undo_notation_and_end(n, seed):
         s.apply(0)
 
 
-@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
 def test_copies_are_independent_both_ways(n):
     rng = random.Random(n)
     s = engine.new_game(n, 11)
@@ -163,7 +163,7 @@ def test_copies_are_independent_both_ways(n):
             _step(s, rng)
 
 
-@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
 def test_same_seed_and_actions_same_game(n):
     rng = random.Random(7 + n)
     s = engine.new_game(n, 99)

@@ -52,7 +52,7 @@ def _game(num_players: int, seed: int, points: int = 24) -> tuple[GameState, ...
     return tuple(picked)
 
 
-GAMES = [(n, seed) for n in (2, 3, 4) for seed in (11, 12, 13)]
+GAMES = [(n, seed) for n in (1, 2, 3, 4) for seed in (11, 12, 13)]
 
 
 def _decision_state(num_players: int, seed: int, want: Callable[[Json], bool]) -> GameState:
@@ -165,7 +165,7 @@ def test_every_struct_field_is_represented():
 
 def test_mirrored_engine_tables():
     """serialize's copies of data.h numbers agree with what the engine sets up."""
-    for n in (2, 3, 4):
+    for n in (1, 2, 3, 4):
         raw = engine.new_game(n, 7)._raw()
         for c in range(3):
             total = (raw["bag"][c] + raw["plaza"][c]
@@ -175,6 +175,7 @@ def test_mirrored_engine_tables():
             assert total == S.VISITORS_TOTAL[n][c]
             assert raw["box"][c] == S.TICKETS_PER_COLOUR[n]
         assert sum(e >= 0 for e in raw["easel"]) == S.EASELS[n]
+        assert raw["lac_supply"] == (S.LACERDA_ASSISTANTS if n == 1 else 0)
     for seed in range(40):
         raw = engine.new_game(2, seed)._raw()
         for a in range(8):
@@ -528,8 +529,8 @@ def _score_mid_game(d: Json) -> None:
 
 #: (mutation, the text the error message must contain: the field's path)
 CORPUS: list[tuple[str, Callable[[Json], None], str]] = [
-    ("solo", _set("numPlayers", 1), "num_players: 1 (the solo game) is not supported"),
-    ("five players", _set("numPlayers", 5), "num_players: 5 is outside 2..4"),
+    ("solo count on a 3-player state", _set("numPlayers", 1), "players: has 3 entries, expected 1"),
+    ("five players", _set("numPlayers", 5), "num_players: 5 is outside 1..4"),
     ("player count mismatch", _set("numPlayers", 2), "players: has 3 entries, expected 2"),
     ("schema version", _set("schemaVersion", 2), "schema_version"),
     ("negative money", _set("players.0.money", -1), "money"),

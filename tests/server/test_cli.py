@@ -74,7 +74,7 @@ def test_hint_errors(service: GalleristServer, tmp_path: Path,
     bad = tmp_path / "bad.json"
     bad.write_text('{"schemaVersion": 1, "numPlayers": 7}')
     assert main(["hint", str(bad), "--local"]) == 2
-    assert "not a valid state: num_players: 7 is outside 2..4" in capsys.readouterr().err
+    assert "not a valid state: num_players: 7 is outside 1..4" in capsys.readouterr().err
     assert main(["hint", "--demo", "--local", "--bot", "nobot"]) == 2
     assert "unknown bot 'nobot'" in capsys.readouterr().err
     assert main(["hint", "--demo", "--address", "localhost:1", "--timeout", "2"]) == 1

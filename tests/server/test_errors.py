@@ -23,7 +23,7 @@ def _mutated(state: engine.GameState, edit) -> hints_pb2.HintRequest:  # type: i
     (lambda m: setattr(m.players[0], "money", 100000),
      ["state.players[0].money", "100000", "0..9999"]),
     (lambda m: setattr(m, "schema_version", 7), ["state.schema_version", "7"]),
-    (lambda m: setattr(m, "num_players", 9), ["state.num_players", "2..4"]),
+    (lambda m: setattr(m, "num_players", 9), ["state.num_players", "1..4"]),
     (lambda m: m.players.pop(), ["state.players", "entries"]),
     (lambda m: m.ClearField("turn"), ["state.turn", "missing"]),
     (lambda m: setattr(m.artists[3], "fame", 25), ["state.artists[3]"]),
@@ -167,8 +167,7 @@ def test_illegal_action(client: HintClient, demo: engine.GameState) -> None:
 
 def test_new_game_bad_arguments(client: HintClient) -> None:
     """NewGame names a bad player count or seed."""
-    expect_status(BAD, lambda: client.new_game(players=1), "num_players", "solo")
-    expect_status(BAD, lambda: client.new_game(players=5), "num_players", "2..4")
+    expect_status(BAD, lambda: client.new_game(players=5), "num_players", "1..4")
     expect_status(BAD, lambda: client.new_game(seed=2**63), "seed")
 
 

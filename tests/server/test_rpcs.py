@@ -10,6 +10,7 @@ import engine
 from engine.actions import action_to_string
 from proto.gallerist.v1 import hints_pb2
 from server import HintClient, hint_request
+from server.demo_state import demo_state
 from server_testlib import chance_state, terminal_state
 
 
@@ -206,3 +207,31 @@ def test_whole_game_through_the_service(client: HintClient) -> None:
     final = engine.GameState.from_proto(state)
     assert final.is_terminal() and r.position.winners == final.winners()
     assert all(p.final_score.total > 0 for p in state.players)
+
+
+def test_solo_game_through_the_service(client: HintClient) -> None:
+    """Solo (one player against Lacerda): NewGame with 1 player, ApplyAction runs her
+    moves, and SuggestMoves ranks the moves of a solo position for every bot."""
+    r = client.new_game(players=1, seed=4)
+    assert engine.GameState.from_proto(r.state) == engine.new_game(1, seed=4)
+    assert list(r.position.money) == [10] and r.state.lacerda.supply == 10
+    state, rng, steps = r.state, random.Random(2), 0
+    while not any(loc.lacerda for loc in state.locations):   # until her first move
+        steps += 1
+        assert steps < 200
+        options = client.legal_actions(state).actions
+        if r.position.kind == hints_pb2.POSITION_KIND_CHANCE:
+            r = client.apply_action(state, chance_seed=rng.randrange(1 << 40))
+        else:
+            r = client.apply_action(state, action=rng.choice(options).action)
+        state = r.state
+    solo = demo_state(seed=2, players=1, turns=6)
+    assert any(s.lacerda for s in solo.to_proto().market)        # her market assistants
+    for bot in ("mcts:iterations=100", "expectimax:depth=2", "greedy"):
+        h = client.suggest(hint_request(solo, bot=bot, seed=1))
+        assert h.player == 0 and sorted(m.action for m in h.moves) == solo.legal_actions()
+        for m in h.moves:
+            assert len(m.expected_money) == 1 and 0.0 <= m.win_probability < 1.0
+            replay = solo.copy()
+            for a in m.pv:
+                replay.apply(a)
