@@ -75,7 +75,30 @@ def build_parser() -> argparse.ArgumentParser:
     _add_new(sub)
     _add_demo(sub)
     _add_arena(sub)
+    _add_loadtest(sub)
     return parser
+
+
+def _add_loadtest(sub: Any) -> None:
+    """``gallerist loadtest``: bench/loadtest.py of a source checkout (absent otherwise)."""
+    script = Path(__file__).resolve().parent.parent / "bench" / "loadtest.py"
+    if not script.is_file():
+        return
+    import importlib.util
+
+    try:
+        spec = importlib.util.spec_from_file_location("gallerist_loadtest", script)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    except Exception:  # noqa: BLE001 - a broken benchmark must not break the CLI
+        log.debug("no loadtest subcommand", exc_info=True)
+        return
+    p = sub.add_parser("loadtest", help="load-test local servers with locust (bench/)",
+                       description=module.DESCRIPTION)
+    module.add_arguments(p)
+    p.set_defaults(func=module.run_from_args)
 
 
 def _add_arena(sub: Any) -> None:
