@@ -225,8 +225,8 @@ def _add_hint(sub: Any) -> None:
     src.add_argument("--demo", action="store_true",
                      help="a generated mid-game position (see --demo-seed, --players)")
     p.add_argument("--demo-seed", type=int, default=1, help="seed of the demo game (default 1)")
-    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
-                   help="players of the demo game (default 2)")
+    p.add_argument("--players", type=int, default=2, choices=(1, 2, 3, 4),
+                   help="players of the demo game, 1 = solo against Lacerda (default 2)")
     p.add_argument("--local", action="store_true", help="search in this process, no server")
     p.add_argument("--perspective", type=int, default=None, metavar="SEAT",
                    help="ask as this seat: the other players' cards are treated as unknown")
@@ -243,7 +243,8 @@ def _add_hint(sub: Any) -> None:
 def _add_play(sub: Any) -> None:
     p = sub.add_parser(
         "play", help="play a game between bots, move by move",
-        description="Play one game between bots (one spec per seat, 2 to 4) and print "
+        description="Play one game between bots (one spec per seat, 1 to 4; one bot plays "
+                    "solo against Lacerda) and print "
                     "every decision and chance event, the board at each turn start, and "
                     "the final scores.")
     p.add_argument("bots", nargs="+", metavar="SPEC",
@@ -261,8 +262,8 @@ def _add_new(sub: Any) -> None:
         description="Write the state of a new game (after setup) as JSON, the format "
                     "'gallerist hint' reads and the service's GameState in protobuf's "
                     "JSON mapping.")
-    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
-                   help="number of players (default 2)")
+    p.add_argument("--players", type=int, default=2, choices=(1, 2, 3, 4),
+                   help="number of players, 1 = solo against Lacerda (default 2)")
     p.add_argument("--seed", type=int, default=0, help="setup seed (default 0)")
     p.add_argument("-o", "--output", default="-", help="file to write (default: stdout)")
     p.add_argument("--indent", type=int, default=None, metavar="N",
@@ -277,8 +278,8 @@ def _add_demo(sub: Any) -> None:
                     "for a hint for a generated mid-game position, print the board and the "
                     "hint, and stop the service. Takes a second or two.")
     p.add_argument("--demo-seed", type=int, default=1, help="seed of the demo game (default 1)")
-    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
-                   help="players (default 2)")
+    p.add_argument("--players", type=int, default=2, choices=(1, 2, 3, 4),
+                   help="players, 1 = solo against Lacerda (default 2)")
     p.add_argument("--no-board", action="store_true", help="do not print the board")
     _add_search_options(p, bot="mcts:iterations=3000")
     p.set_defaults(func=cmd_demo)
@@ -424,8 +425,9 @@ def _short(action: int) -> str:
 def cmd_play(args: argparse.Namespace) -> int:
     """``gallerist play``."""
     from ai.play import play_game
-    if not 2 <= len(args.bots) <= 4:
-        raise CliError(f"give 2 to 4 bot specs (one per seat), got {len(args.bots)}")
+    if not 1 <= len(args.bots) <= 4:
+        raise CliError(f"give 1 to 4 bot specs (one per seat; 1 = solo against Lacerda), "
+                       f"got {len(args.bots)}")
     bots = []
     for seat, spec in enumerate(args.bots):
         try:
