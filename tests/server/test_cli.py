@@ -93,8 +93,11 @@ def test_play_prints_moves_boards_and_scores(capsys: pytest.CaptureFixture[str])
 
 
 def test_play_rejects_bad_specs(capsys: pytest.CaptureFixture[str]) -> None:
-    """`play` needs 2-4 valid specs."""
-    assert main(["play", "greedy"]) == 2
+    """`play` needs 1-4 valid specs (one is a solo game against Lacerda)."""
+    assert main(["play", "greedy", "greedy", "greedy", "greedy", "greedy"]) == 2
+    assert "give 1 to 4 bot specs" in capsys.readouterr().err
+    assert main(["play", "greedy", "--board", "none"]) == 0
+    capsys.readouterr()
     assert main(["play", "greedy", "chess"]) == 2
     assert "unknown bot 'chess'" in capsys.readouterr().err
 
