@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     games = args.games or (4 if quick else 20)
     tm = args.time_ms if args.time_ms is not None else (50 if quick else 200)
     pairings = [(f"mcts:time_ms={tm:g}", "greedy"), (f"mcts:time_ms={tm:g}", "random"),
-                (f"expectimax:depth=3,time_ms={tm:g}", "greedy"), ("greedy", "random")]
+                (f"expectimax:depth=8,time_ms={tm:g}", "greedy"), ("greedy", "random")]
     print(f"Strength (2 players, {games} seat-rotated games each, {tm:g} ms per decision)")
     for a, b in pairings:
         r = match(a, b, games, seed=500)
