@@ -18,7 +18,6 @@ import math
 import os
 import signal
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -138,35 +137,31 @@ def _init_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
 
 
-def play_chunk(games: Sequence[GameSpec]) -> list[GameRecord]:
-    return [play_scheduled(g) for g in games]
+FAST_BOTS = ("random", "greedy")
 
 
 def run_local(games: Sequence[GameSpec], workers: int) -> Iterator[GameRecord]:
-    """Play games on local processes, yielding records as they finish. Games go out in
-    small chunks so that short games do not drown in inter-process overhead."""
+    """Play games on local processes, yielding records as they finish. Games of fast
+    bots go out in small chunks so that they do not drown in inter-process overhead;
+    games of searching bots one at a time, so that Ctrl-C loses none that finished.
+    On Ctrl-C (KeyboardInterrupt) the workers are terminated at once."""
     if workers <= 1:
         for g in games:
             yield play_scheduled(g)
         return
-    size = max(1, min(16, len(games) // (workers * 8)))
-    chunks = [games[i:i + size] for i in range(0, len(games), size)]
-    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker) as pool:
-        pending: set[Future[list[GameRecord]]] = set()
-        it = iter(chunks)
-        try:
-            for c in itertools.islice(it, 2 * workers):
-                pending.add(pool.submit(play_chunk, c))
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for f in done:
-                    yield from f.result()
-                    nxt = next(it, None)
-                    if nxt is not None:
-                        pending.add(pool.submit(play_chunk, nxt))
-        finally:
-            for f in pending:
-                f.cancel()
+    import multiprocessing
+
+    fast = all(spec.split(":")[0] in FAST_BOTS for g in games for spec in g.seats)
+    size = max(1, min(16, len(games) // (workers * 8))) if fast else 1
+    pool = multiprocessing.get_context("fork").Pool(workers, initializer=_init_worker)
+    try:
+        yield from pool.imap_unordered(play_scheduled, games, chunksize=size)
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
 
 
 def run_ray(games: Sequence[GameSpec], workers: int, address: str | None) -> Iterator[GameRecord]:

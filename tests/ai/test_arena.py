@@ -188,3 +188,35 @@ def test_remote_bot_plays_through_an_in_process_server() -> None:
             run_tournament(["remote:nowhere", "random"], games=2)
     finally:
         server.stop(grace=1.0).wait()
+
+
+def test_ctrl_c_stops_promptly_and_keeps_finished_games(tmp_path) -> None:
+    """Ctrl-C (SIGINT) ends a tournament at once; every finished game stays recorded."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    records = tmp_path / "games.jsonl"
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ai.arena_cli", "arena", "mcts:iterations=300", "random",
+         "--games", "200", "--workers", "2", "--records", str(records),
+         "--out", str(tmp_path / "r.json"), "--png", str(tmp_path / "r.png"),
+         "--bootstrap", "5", "--no-progress"],
+        cwd=root, env={**os.environ, "PYTHONPATH": root}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not records.exists() or not records.read_text().strip()):
+        time.sleep(0.2)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    t0 = time.monotonic()
+    out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - t0 < 10
+    assert proc.returncode == 130
+    saved = read_records(str(records))
+    assert 1 <= len(saved) < 200
+    assert "(interrupted)" in out
+    for rec in saved:
+        assert replay(rec).money() == rec.money
