@@ -163,7 +163,6 @@ def test_health_and_reflection(client: HintClient) -> None:
     assert service.methods_by_name["AnalyzeStream"].server_streaming
 
 
-@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl to make a certificate")
 def test_tls(tmp_path: Path, demo: engine.GameState) -> None:
     """With a certificate and key the server speaks TLS: a client trusting the
     certificate works, a plain-text client does not."""
