@@ -4,7 +4,7 @@ command that reproduces each.
 
 Usage:
     python bench/capacity.py                     # every row, 30 s each (~15 minutes)
-    python bench/capacity.py --duration 10 --only time_ms=10
+    python bench/capacity.py --duration 10 --only time_ms=10 --only iterations=200
     python bench/capacity.py --json capacity.json
 
 Rows run one after another, each with fresh servers. The machine is shared: other work
@@ -51,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--duration", type=float, default=30.0,
                         help="seconds per row (default 30)")
-    parser.add_argument("--only", default=None, help="only rows whose budget mix is this")
+    parser.add_argument("--only", action="append", default=None, metavar="MIX",
+                        help="only rows whose budget mix is this (repeatable)")
     parser.add_argument("--out", default=DEFAULT_OUT, help="report directory")
     parser.add_argument("--repeat", type=int, default=1,
                         help="runs per row; the one with the least other CPU is kept")
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
               "load before | command |")
     lines = [header, "|" + "---|" * (header.count("|") - 1)]
     for i, (budget, workers, replicas, users, players) in enumerate(MATRIX):
-        if args.only is not None and budget != args.only:
+        if args.only is not None and budget not in args.only:
             continue
         runs = [run(duration=args.duration, users=users, players=players, workers=workers,
                     replicas=replicas, budgets=budget, out=args.out, name=f"capacity{i}_{k}",
