@@ -31,7 +31,6 @@ import argparse
 import json
 import os
 import platform
-import random
 import sys
 from typing import Any, Callable
 
@@ -42,28 +41,7 @@ from ai.arena import format_report, run_tournament  # noqa: E402
 from ai.bot import Budget  # noqa: E402
 from ai.mcts import MctsBot  # noqa: E402
 from ai.openspiel_bots import OpenSpielMctsBot  # noqa: E402
-
-
-def sample_states(num_players: int, count: int, seed: int) -> list[engine.GameState]:
-    """Decision points from random play, early to late game, each with >= 2 legal moves."""
-    rng = random.Random(seed)
-    out: list[engine.GameState] = []
-    g = 0
-    while len(out) < count:
-        s = engine.new_game(num_players, seed=seed + g)
-        g += 1
-        for _ in range(rng.randrange(10, 220)):
-            if s.is_terminal():
-                break
-            if s.is_chance():
-                s.apply_random_chance(rng.randrange(1 << 30))
-            else:
-                s.apply(rng.choice(s.legal_actions()))
-        while s.is_chance():
-            s.apply_random_chance(rng.randrange(1 << 30))
-        if not s.is_terminal() and len(s.legal_actions()) >= 2:
-            out.append(s)
-    return out
+from positions import sample_states  # noqa: E402
 
 
 def _timed(search: Callable[[], tuple[int, float]], repeat: int) -> tuple[int, float]:
@@ -157,8 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n1. speed at equal settings: {args.players} players, {n_states} positions, {sims} simulations "
           f"(OpenSpiel Python: {py_states} positions x {py_sims}), random rollouts to the end, c={args.c:g}, "
           f"fastest of {max(1, args.repeat)} identical runs")
-    sp = speed(sample_states(args.players, n_states, args.seed), sims, args.c, py_states, py_sims, args.seed,
-               max(1, args.repeat))
+    states = sample_states(args.players, n_states, args.seed, plies=(10, 220), min_legal=2)
+    sp = speed(states, sims, args.c, py_states, py_sims, args.seed, max(1, args.repeat))
     r = sp["iterations_per_s"]
     print(f"  total: ours {r['ours']:,.0f} it/s | OpenSpiel C++ {r['cpp']:,.0f} it/s"
           + (f" | OpenSpiel Python {r['python']:,.1f} it/s" if r["python"] else ""))

@@ -22,28 +22,7 @@ import engine  # noqa: E402
 import ai  # noqa: E402
 from ai._search import MctsEngine  # noqa: E402
 from ai.play import play_game  # noqa: E402
-
-
-def sample_states(num_players: int, count: int, seed: int) -> list[engine.GameState]:
-    import random
-    rng = random.Random(seed)
-    out = []
-    g = 0
-    while len(out) < count:
-        s = engine.new_game(num_players, seed=seed + g)
-        g += 1
-        for _ in range(rng.randrange(30, 200)):
-            if s.is_terminal():
-                break
-            if s.is_chance():
-                s.apply_random_chance(rng.randrange(1 << 30))
-            else:
-                s.apply(rng.choice(s.legal_actions()))
-        while s.is_chance():
-            s.apply_random_chance(rng.randrange(1 << 30))
-        if not s.is_terminal():
-            out.append(s)
-    return out
+from positions import sample_states  # noqa: E402
 
 
 def mcts_speed(states: list[engine.GameState], threads: int, iterations: int) -> dict:
@@ -103,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     quick = args.quick
     results: dict = {"machine": {"cpus": os.cpu_count()}}
 
-    states = sample_states(2, 6 if quick else 20, seed=1)
+    states = sample_states(2, 6 if quick else 20, seed=1, plies=(30, 200))
     iters = 2000 if quick else 5000
     one = mcts_speed(states, 1, iters)
     two = mcts_speed(states, 2, iters)

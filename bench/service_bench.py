@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import re
 import statistics
 import subprocess
@@ -43,6 +42,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import engine  # noqa: E402
+from positions import mid_game_states  # noqa: E402
 from proto.gallerist.v1 import hints_pb2  # noqa: E402
 from server import convert  # noqa: E402
 from server.client import HintClient, hint_request  # noqa: E402
@@ -67,25 +67,6 @@ def summary(xs: list[float]) -> dict[str, float]:
     """p50, p95, p99 and max of samples."""
     return {"p50": percentile(xs, 50), "p95": percentile(xs, 95), "p99": percentile(xs, 99),
             "max": max(xs) if xs else float("nan"), "n": float(len(xs))}
-
-
-def mid_game_states(count: int, seed: int) -> list[engine.GameState]:
-    """Distinct 2-player decision points from seeded random games, 60..160 actions in."""
-    rng = random.Random(seed)
-    out: list[engine.GameState] = []
-    while len(out) < count:
-        s = engine.new_game(2, seed=rng.randrange(1 << 30))
-        target = rng.randrange(60, 160)
-        while len(s.history) < target and not s.is_terminal():
-            if s.is_chance():
-                s.apply_random_chance(rng.randrange(1 << 30))
-            else:
-                s.apply(rng.choice(s.legal_actions()))
-        while s.is_chance():
-            s.apply_random_chance(rng.randrange(1 << 30))
-        if not s.is_terminal():
-            out.append(s)
-    return out
 
 
 def time_us(fn: Callable[[], Any], n: int) -> float:

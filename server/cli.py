@@ -11,7 +11,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +132,14 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return replay_main(args)
 
 
+def _add_command(sub: Any, name: str, func: Callable[[argparse.Namespace], int], *,
+                 help: str, description: str) -> argparse.ArgumentParser:
+    """Add the subcommand `name`, which `main` runs as `func(args)`; return its parser."""
+    p = sub.add_parser(name, help=help, description=description)
+    p.set_defaults(func=func)
+    return p
+
+
 def _add_limits(p: argparse.ArgumentParser) -> None:
     d = Limits()
     g = p.add_argument_group("limits of one request (above them: INVALID_ARGUMENT)")
@@ -152,8 +160,8 @@ def _add_limits(p: argparse.ArgumentParser) -> None:
 
 
 def _add_serve(sub: Any) -> None:
-    p = sub.add_parser(
-        "serve", help="run the gRPC hint service",
+    p = _add_command(
+        sub, "serve", cmd_serve, help="run the gRPC hint service",
         description="Run the GalleristAI gRPC service, with gRPC health checking and server "
                     "reflection. Stops gracefully on SIGTERM or Ctrl-C: health turns "
                     "NOT_SERVING and calls in flight finish. Logs one line per call.")
@@ -184,7 +192,6 @@ def _add_serve(sub: Any) -> None:
                    help="seconds to keep serving after health turns NOT_SERVING (default 0)")
     p.add_argument("--log-level", default="INFO",
                    choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="default INFO")
-    p.set_defaults(func=cmd_serve)
 
 
 def _add_client_options(p: argparse.ArgumentParser) -> None:
@@ -213,20 +220,31 @@ def _add_search_options(p: argparse.ArgumentParser, bot: str = "mcts") -> None:
                    help="how many ranked moves to show (default 10)")
 
 
+def _add_players(p: argparse.ArgumentParser, what: str) -> None:
+    """Add ``--players`` (1 to 4, default 2); `what` starts its help text."""
+    p.add_argument("--players", type=int, default=2, choices=(1, 2, 3, 4),
+                   help=f"{what}, 1 = solo against Lacerda (default 2)")
+
+
+def _add_demo_game(p: argparse.ArgumentParser, players_help: str) -> None:
+    """Add ``--demo-seed`` and ``--players``: the game of `demo_state`, as `_load_state`
+    and `cmd_demo` read them."""
+    p.add_argument("--demo-seed", type=int, default=1, help="seed of the demo game (default 1)")
+    _add_players(p, players_help)
+
+
 def _add_hint(sub: Any) -> None:
-    p = sub.add_parser(
-        "hint", help="ask for move hints for a position",
-        description="Print the best moves of the player to move, with their evaluations "
-                    "and the turn plan, for a state file (JSON, as written by 'gallerist "
-                    "new') or a demo position. Asks a server, or searches locally with "
-                    "--local. Partial results are shown as progress while it searches.")
+    p = _add_command(
+        sub, "hint", cmd_hint, help="ask for move hints for a position",
+        description="Print the best moves of the player to move, with their evaluations and the "
+                    "turn plan, for a state file (JSON, as written by 'gallerist new') or a "
+                    "demo position. Asks a server, or searches locally with --local. Partial "
+                    "results are shown as progress while it searches.")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("state", nargs="?", help="state file (JSON; '-' for stdin)")
     src.add_argument("--demo", action="store_true",
                      help="a generated mid-game position (see --demo-seed, --players)")
-    p.add_argument("--demo-seed", type=int, default=1, help="seed of the demo game (default 1)")
-    p.add_argument("--players", type=int, default=2, choices=(1, 2, 3, 4),
-                   help="players of the demo game, 1 = solo against Lacerda (default 2)")
+    _add_demo_game(p, players_help="players of the demo game")
     p.add_argument("--local", action="store_true", help="search in this process, no server")
     p.add_argument("--perspective", type=int, default=None, metavar="SEAT",
                    help="ask as this seat: the other players' cards are treated as unknown")
@@ -237,52 +255,44 @@ def _add_hint(sub: Any) -> None:
                    help="print the final response as JSON instead of a table")
     _add_search_options(p)
     _add_client_options(p)
-    p.set_defaults(func=cmd_hint)
 
 
 def _add_play(sub: Any) -> None:
-    p = sub.add_parser(
-        "play", help="play a game between bots, move by move",
-        description="Play one game between bots (one spec per seat, 1 to 4; one bot plays "
-                    "solo against Lacerda) and print "
-                    "every decision and chance event, the board at each turn start, and "
-                    "the final scores.")
+    p = _add_command(
+        sub, "play", cmd_play, help="play a game between bots, move by move",
+        description="Play one game between bots (one spec per seat, 1 to 4; one bot plays solo "
+                    "against Lacerda) and print every decision and chance event, the board at "
+                    "each turn start, and the final scores.")
     p.add_argument("bots", nargs="+", metavar="SPEC",
                    help="bot spec per seat, e.g. mcts:iterations=300 greedy")
     p.add_argument("--seed", type=int, default=0, help="game and bot seed (default 0)")
     p.add_argument("--board", choices=("turn", "end", "none"), default="turn",
                    help="print the board at every turn start (default), only at the end, "
                         "or never")
-    p.set_defaults(func=cmd_play)
 
 
 def _add_new(sub: Any) -> None:
-    p = sub.add_parser(
-        "new", help="write a new game's state as JSON",
-        description="Write the state of a new game (after setup) as JSON, the format "
-                    "'gallerist hint' reads and the service's GameState in protobuf's "
-                    "JSON mapping.")
-    p.add_argument("--players", type=int, default=2, choices=(1, 2, 3, 4),
-                   help="number of players, 1 = solo against Lacerda (default 2)")
+    p = _add_command(
+        sub, "new", cmd_new, help="write a new game's state as JSON",
+        description="Write the state of a new game (after setup) as JSON, the format 'gallerist "
+                    "hint' reads and the service's GameState in protobuf's JSON mapping.")
+    _add_players(p, "number of players")
     p.add_argument("--seed", type=int, default=0, help="setup seed (default 0)")
     p.add_argument("-o", "--output", default="-", help="file to write (default: stdout)")
     p.add_argument("--indent", type=int, default=None, metavar="N",
                    help="indent the JSON by N spaces (default: one line)")
-    p.set_defaults(func=cmd_new)
 
 
 def _add_demo(sub: Any) -> None:
-    p = sub.add_parser(
-        "demo", help="start the service on localhost and show a hint for a demo position",
-        description="Start the service in this process on a free localhost port, ask it "
-                    "for a hint for a generated mid-game position, print the board and the "
-                    "hint, and stop the service. Takes a second or two.")
-    p.add_argument("--demo-seed", type=int, default=1, help="seed of the demo game (default 1)")
-    p.add_argument("--players", type=int, default=2, choices=(1, 2, 3, 4),
-                   help="players, 1 = solo against Lacerda (default 2)")
+    p = _add_command(
+        sub, "demo", cmd_demo,
+        help="start the service on localhost and show a hint for a demo position",
+        description="Start the service in this process on a free localhost port, ask it for a "
+                    "hint for a generated mid-game position, print the board and the hint, and "
+                    "stop the service. Takes a second or two.")
+    _add_demo_game(p, players_help="players")
     p.add_argument("--no-board", action="store_true", help="do not print the board")
     _add_search_options(p, bot="mcts:iterations=3000")
-    p.set_defaults(func=cmd_demo)
 
 
 # ---------------------------------------------------------------------------- commands

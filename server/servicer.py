@@ -16,6 +16,7 @@ import functools
 import logging
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import grpc
@@ -114,23 +115,32 @@ def _abort_for(exc: Exception, call: _Call, context: grpc.ServicerContext) -> No
     context.abort(grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}")
 
 
+@contextmanager
+def _serving(method: _Method, request: Any, context: grpc.ServicerContext) -> Iterator[_Call]:
+    """The part of every handler around the method: ``with _serving(...) as call:``
+    checks that the request decoded, turns an exception into a status code and logs
+    the call's line when it ends."""
+    call = _Call(method.__name__, context)
+    failed = False
+    try:
+        if isinstance(request, Undecodable):
+            raise RequestError("request", f"not a valid {request.type_name} message "
+                                          f"({request.error})")
+        yield call
+    except Exception as exc:
+        failed = True
+        _abort_for(exc, call, context)
+    finally:
+        call.done(failed)
+
+
 def _unary(method: _Method) -> _Handler:
     """Wrap a unary handler `f(self, request, context, call)`: decode check, errors to
     status codes, one log line."""
     @functools.wraps(method)
     def handler(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
-        call = _Call(method.__name__, context)
-        failed = False
-        try:
-            if isinstance(request, Undecodable):
-                raise RequestError("request", f"not a valid {request.type_name} message "
-                                              f"({request.error})")
+        with _serving(method, request, context) as call:
             return method(self, request, context, call)
-        except Exception as exc:
-            failed = True
-            _abort_for(exc, call, context)
-        finally:
-            call.done(failed)
     return handler
 
 
@@ -138,18 +148,8 @@ def _streaming(method: _Method) -> _Handler:
     """`_unary` for a server-streaming handler (a generator)."""
     @functools.wraps(method)
     def handler(self: Any, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-        call = _Call(method.__name__, context)
-        failed = False
-        try:
-            if isinstance(request, Undecodable):
-                raise RequestError("request", f"not a valid {request.type_name} message "
-                                              f"({request.error})")
+        with _serving(method, request, context) as call:
             yield from method(self, request, context, call)
-        except Exception as exc:
-            failed = True
-            _abort_for(exc, call, context)
-        finally:
-            call.done(failed)
     return handler
 
 
@@ -205,10 +205,12 @@ class GalleristServicer:
         return Overloaded(f"server busy: {self.slots.in_use} of {self.slots.capacity} search "
                           "slots in use; retry later")
 
-    @_unary
-    def SuggestMoves(self, request: Any, context: grpc.ServicerContext, call: _Call) -> Any:
-        """Rank the moves of the player to move (hints.proto)."""
-        need = self._check_search_request(request, call)
+    @contextmanager
+    def _searching(self, request: Any, context: grpc.ServicerContext, call: _Call,
+                   need: int) -> Iterator[Search]:
+        """``with self._searching(...) as search:`` holds `need` search slots (or raises
+        Overloaded), builds the search and registers it as running for the body; the
+        search stops when the call ends."""
         with self.slots.hold(need) as ok:
             if not ok:
                 raise self._overloaded()
@@ -216,7 +218,14 @@ class GalleristServicer:
             with self.slots.running(search):
                 if not context.add_callback(search.stop):
                     search.stop()   # the call is already over: do the least work
-                report = search.run()
+                yield search
+
+    @_unary
+    def SuggestMoves(self, request: Any, context: grpc.ServicerContext, call: _Call) -> Any:
+        """Rank the moves of the player to move (hints.proto)."""
+        need = self._check_search_request(request, call)
+        with self._searching(request, context, call, need) as search:
+            report = search.run()
         return convert.hint_response(report, request.max_moves)
 
     @_streaming
@@ -225,21 +234,15 @@ class GalleristServicer:
         """SuggestMoves with partial reports (hints.proto)."""
         need = self._check_search_request(request, call)
         interval = check_interval(request.report_interval_ms, self.limits)
-        with self.slots.hold(need) as ok:
-            if not ok:
-                raise self._overloaded()
-            search = self._search(request, context, call)
-            with self.slots.running(search):
-                if not context.add_callback(search.stop):
+        with self._searching(request, context, call, need) as search:
+            reports = 0
+            for report in search.reports(interval):
+                if not context.is_active():
                     search.stop()
-                reports = 0
-                for report in search.reports(interval):
-                    if not context.is_active():
-                        search.stop()
-                        break
-                    reports += 1
-                    yield convert.hint_response(report, request.max_moves)
-                call.extra = f" reports={reports}"
+                    break
+                reports += 1
+                yield convert.hint_response(report, request.max_moves)
+            call.extra = f" reports={reports}"
 
     # ------------------------------------------------------------------ game play
 
