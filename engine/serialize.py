@@ -31,6 +31,7 @@ from typing import Any
 
 from google.protobuf import json_format
 
+from engine import _fastread
 from engine.errors import InvalidStateError
 from engine.state import (
     INVARIANT_NAMES,
@@ -346,6 +347,16 @@ def state_from_proto(msg: pb.GameState) -> GameState:
     if not isinstance(msg, pb.GameState):
         raise InvalidStateError(
             f"expected a gallerist.v1.GameState message, got {type(msg).__name__}")
+    state = _FAST_READER.read(msg)
+    if state is not None:
+        return state
+    return _read_reference(msg)
+
+
+def _read_reference(msg: pb.GameState) -> GameState:
+    """The reference reader: every check in Python, raising on the first that fails
+    with the field's path. `state_from_proto` reaches it only for a message the compiled
+    reader (engine/_fastread.pyx, the same checks) rejected, to say why."""
     try:
         raw, history = _decode_state(msg)
         _check_consistency(raw)
@@ -1216,3 +1227,13 @@ def _check_engine(state: GameState, raw: dict[str, Any]) -> None:
     else:
         _check(bool(state.legal_actions()), f"tasks[{top}]",
                "this decision has no legal action")
+
+
+def _fast_reader() -> _fastread.Reader:
+    """The compiled reader, with this module's task table."""
+    table = {kind: (kind not in _NO_PLAYER_KINDS, _ARG_RANGES.get(_KIND_NAME[kind], (None,) * 3))
+             for kind in _ACCEPTED_KINDS}
+    return _fastread.Reader(SCHEMA_VERSION, MAX_GAME_LENGTH, NUM_DISTINCT_ACTIONS, table)
+
+
+_FAST_READER = _fast_reader()
