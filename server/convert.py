@@ -8,7 +8,7 @@ from typing import Any
 
 import engine
 from ai.bot import Budget, MoveInfo
-from engine.actions import action_to_string, describe_decision, string_to_action
+from engine.actions import NOTATION, action_to_string, describe_decision, string_to_action
 from proto.gallerist.v1 import hints_pb2, state_pb2
 from server.limits import BOT_KINDS, Limits, RequestError, build_bot, check_budget
 from server.search import Report, Search, check_position, resolve_budget
@@ -106,7 +106,7 @@ def _move(m: MoveInfo) -> Any:
         action=m.action, notation=m.notation, visits=m.visits, depth=m.depth,
         expected_money=[float(x) for x in m.expected_money],
         win_probability=float(m.win_probability), value=float(m.value),
-        pv=m.pv, pv_notation=[action_to_string(a) for a in m.pv])
+        pv=m.pv, pv_notation=[NOTATION[a] for a in m.pv])   # engine ids: always valid
 
 
 def hint_response(report: Report, max_moves: int) -> Any:
