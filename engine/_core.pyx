@@ -432,12 +432,26 @@ cdef bint move_has_action(const StateC* s, int p, int L) noexcept nogil:
     hire needs. (Leaving one from another location never enables an action.)"""
     cdef StateC tmp
     cdef int here = s.players[p].gallerist
+    # A move onto a space that is empty or holds another owner's piece changes only
+    # fields no can_action reads (the two spaces then hold no assistant of p; gallerist
+    # places; a kicked-out piece that is not p's): its one read of them,
+    # assistant_available, counts p's assistants on locations and p's own kicked-out
+    # assistant. So the position itself answers, without a copy. Onto p's own
+    # assistant the move sends it home (desks change): that case plays the move.
+    cdef bint unchanged = s.ko_owner < 0 and s.loc_owner[L] != p
+    if unchanged:
+        if can_action(s, p, L, 0) or can_action(s, p, L, 1):
+            return True
+        if here >= NUM_LOCATIONS or s.players[p].desks == 0:
+            return False     # no desk assistant to leave behind
     memcpy(&tmp, s, sizeof(StateC))
     do_move(&tmp, p, L)
-    if can_action(&tmp, p, L, 0) or can_action(&tmp, p, L, 1):
+    if not unchanged and (can_action(&tmp, p, L, 0) or can_action(&tmp, p, L, 1)):
         return True
-    return (here < NUM_LOCATIONS and tmp.players[p].desks > 0
-            and leave_keeps_action(&tmp, p, here, L, A_LEAVE_DESK))
+    if here >= NUM_LOCATIONS or tmp.players[p].desks == 0:
+        return False
+    apply_leave(&tmp, p, here, A_LEAVE_DESK)   # tmp is ours: leave on it, no 2nd copy
+    return can_action(&tmp, p, L, 0) or can_action(&tmp, p, L, 1)
 
 cdef int legal_moves(const StateC* s, int p, action_t* out) noexcept nogil:
     """R-MOVE-1: locations with a legal action; if none, any other location (to pass)."""
