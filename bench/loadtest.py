@@ -90,17 +90,19 @@ class ServerProcess:
         log_path: file that receives the server's output.
         extra: more ``serve`` options.
         start_timeout: seconds to wait for the port and SERVING health.
+        nice: added to the server's scheduling niceness (see `run`).
     """
 
     def __init__(self, workers: int, log_path: str, extra: list[str] | None = None,
-                 start_timeout: float = 30.0) -> None:
+                 start_timeout: float = 30.0, nice: int = 0) -> None:
         self.workers = workers
         self.log_path = log_path
         self._log = open(log_path, "w", encoding="utf-8")  # noqa: SIM115 - closed in stop()
         cmd = [sys.executable, "-m", "server", "serve", "--host", "127.0.0.1", "--port", "0",
                "--workers", str(workers), "--log-level", "WARNING", *(extra or [])]
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=_env(), stdout=self._log,
-                                     stderr=subprocess.STDOUT)
+                                     stderr=subprocess.STDOUT,
+                                     preexec_fn=(lambda: os.nice(nice)) if nice else None)
         try:
             self.port = self._wait_port(start_timeout)
             self.address = f"127.0.0.1:{self.port}"
@@ -260,7 +262,7 @@ def run(*, duration: float = 60.0, users: int | None = None, players: int = 1,
         name: str = "loadtest", soak: bool = False, sample_s: float | None = None,
         warmup_s: float | None = None, corpus: str = DEFAULT_CORPUS, hint_wait: float = 0.0,
         play_wait: float = 0.0, invalid_share: float = 0.0, server_args: list[str] | None = None,
-        quiet: bool = False) -> dict[str, Any]:
+        server_nice: int = 0, quiet: bool = False) -> dict[str, Any]:
     """Start the servers, run locust against them, stop them, and summarize.
 
     Args:
@@ -278,6 +280,9 @@ def run(*, duration: float = 60.0, users: int | None = None, players: int = 1,
         warmup_s: samples before this are not judged (default duration / 5, at most 60).
         corpus, hint_wait, play_wait, invalid_share: passed to the locustfile.
         server_args: more ``gallerist serve`` options.
+        server_nice: niceness added to the servers, so that locust, sharing their cores,
+            gets a core as soon as it has work: otherwise its delays while both cores
+            search are counted against the servers.
         quiet: print nothing.
 
     Returns:
@@ -310,7 +315,8 @@ def run(*, duration: float = 60.0, users: int | None = None, players: int = 1,
     sampler: Sampler | None = None
     try:
         for r in range(replicas):
-            servers.append(ServerProcess(workers, f"{prefix}_server{r}.log", server_args))
+            servers.append(ServerProcess(workers, f"{prefix}_server{r}.log", server_args,
+                                         nice=server_nice))
         target = round_robin_target([s.address for s in servers])
         say(f"{replicas} server(s) with {workers} worker(s) each at {target}; {users} "
             f"SuggestMoves user(s) [{budgets}] + {players} game player(s) for "
@@ -549,6 +555,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--server-arg", action="append", default=[], metavar="ARG",
                    help="extra 'gallerist serve' option, repeatable (e.g. "
                         "--server-arg=--state-cache=0)")
+    p.add_argument("--server-nice", type=int, default=0, metavar="N",
+                   help="run the servers N steps nicer than locust, which shares their "
+                        "cores (default 0)")
     p.add_argument("--json", metavar="FILE", help="also write the summary here")
 
 
@@ -561,7 +570,8 @@ def run_from_args(args: argparse.Namespace) -> int:
                       out=args.out, name=args.name, soak=args.soak, sample_s=args.sample_s,
                       warmup_s=None if args.warmup is None else parse_duration(args.warmup),
                       corpus=args.corpus, hint_wait=args.hint_wait, play_wait=args.play_wait,
-                      invalid_share=args.invalid_share, server_args=args.server_arg)
+                      invalid_share=args.invalid_share, server_args=args.server_arg,
+                      server_nice=args.server_nice)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
