@@ -998,33 +998,27 @@ cdef void lacerda_kicked(StateC* s) noexcept nogil:
 
 # ---------------------------------------------------------------- final scoring
 
-cdef int curator_score(int card, const int* counts) noexcept nogil:
+cdef int goals_score(const int8_t* goals, const int8_t* pay, int num_goals,
+                     const int* counts) noexcept nogil:
+    """The pay of every goal met: goal g needs counts[f] >= goals[4 * g + f] of each form."""
     cdef int g, f, total = 0
     cdef bint ok
-    if card < 0:
-        return 0
-    for g in range(2):
+    for g in range(num_goals):
         ok = True
         for f in range(4):
-            if counts[f] < CURATOR_GOALS[card][g][f]:
+            if counts[f] < goals[4 * g + f]:
                 ok = False
         if ok:
-            total += CURATOR_PAY[g]
+            total += pay[g]
     return total
 
-cdef int dealer_score(int card, const int* counts) noexcept nogil:
-    cdef int g, f, total = 0
-    cdef bint ok
-    if card < 0:
-        return 0
-    for g in range(3):
-        ok = True
-        for f in range(4):
-            if counts[f] < DEALER_GOALS[card][g][f]:
-                ok = False
-        if ok:
-            total += DEALER_PAY[g]
-    return total
+cdef inline int curator_score(int card, const int* counts) noexcept nogil:
+    """A Curator card's goals (2) on the exhibited counts; 0 for a hidden card."""
+    return 0 if card < 0 else goals_score(&CURATOR_GOALS[card][0][0], CURATOR_PAY, 2, counts)
+
+cdef inline int dealer_score(int card, const int* counts) noexcept nogil:
+    """An Art Dealer card's goals (3) on the sold counts; 0 for a hidden card."""
+    return 0 if card < 0 else goals_score(&DEALER_GOALS[card][0][0], DEALER_PAY, 3, counts)
 
 cdef int renowned_value(const StateC* s, int form) noexcept nogil:
     """R-AUC-1: value of the more famous discovered artist of the form, else of the

@@ -23,7 +23,7 @@ from test_serialize import (
     _leaves,
     _mutate,
     _mutate_proto,
-    _random_task,
+    _stack_mutation,
 )
 
 import engine
@@ -131,21 +131,7 @@ def test_task_stack_mutations_agree():
             if not (s := engine.GameState.from_json(t)).is_terminal()]
     accepted = 0
     for case in range(3000):
-        msg = pb.GameState()
-        msg.CopyFrom(rng.choice(pool))
-        tasks = list(msg.tasks)
-        for _ in range(rng.choice([1, 1, 2])):
-            task = _random_task(rng, msg.num_players)
-            where = rng.random()
-            if where < 0.4:
-                tasks[-1] = task
-            elif where < 0.8:
-                tasks.append(task)
-            else:
-                tasks.insert(rng.randrange(len(tasks) + 1), task)
-        del msg.tasks[:]
-        msg.tasks.extend(tasks)
-        accepted += _agree(msg, case)
+        accepted += _agree(_stack_mutation(rng.choice(pool), rng), case)
     assert accepted > 100, accepted
 
 

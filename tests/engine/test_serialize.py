@@ -823,6 +823,26 @@ def _random_task(rng: random.Random, n: int) -> pb.PendingTask:
     return task
 
 
+def _stack_mutation(base: pb.GameState, rng: random.Random) -> pb.GameState:
+    """A copy of `base` with 1-2 random in-range tasks put on top, in place of the top
+    or anywhere in its stack."""
+    msg = pb.GameState()
+    msg.CopyFrom(base)
+    tasks = list(msg.tasks)
+    for _ in range(rng.choice([1, 1, 2])):
+        task = _random_task(rng, msg.num_players)
+        where = rng.random()
+        if where < 0.4:
+            tasks[-1] = task
+        elif where < 0.8:
+            tasks.append(task)
+        else:
+            tasks.insert(rng.randrange(len(tasks) + 1), task)
+    del msg.tasks[:]
+    msg.tasks.extend(tasks)
+    return msg
+
+
 def test_fuzz_pending_tasks_with_in_range_arguments():
     """Stack fuzzing: tasks of every kind, each argument inside its kind's range, put on
     top, in place of the top, or anywhere in the stacks of real positions. Each such
@@ -833,20 +853,7 @@ def test_fuzz_pending_tasks_with_in_range_arguments():
     pool = [s.to_proto() for t in _fuzz_pool() if not (s := GameState.from_json(t)).is_terminal()]
     accepted = 0
     for case in range(1500):
-        msg = pb.GameState()
-        msg.CopyFrom(rng.choice(pool))
-        tasks = list(msg.tasks)
-        for _ in range(rng.choice([1, 1, 2])):
-            task = _random_task(rng, msg.num_players)
-            where = rng.random()
-            if where < 0.4:
-                tasks[-1] = task
-            elif where < 0.8:
-                tasks.append(task)
-            else:
-                tasks.insert(rng.randrange(len(tasks) + 1), task)
-        del msg.tasks[:]
-        msg.tasks.extend(tasks)
+        msg = _stack_mutation(rng.choice(pool), rng)
         try:
             state = GameState.from_proto(msg)
         except InvalidStateError as exc:
