@@ -161,7 +161,8 @@ def overhead(client: HintClient, state: engine.GameState, fresh: list[engine.Gam
     fresh_requests = [hint_request(s, bot="mcts", iterations=1) for s in fresh]
     msg = state.to_proto()
     calls["Health/Check (gRPC floor)"] = (
-        lambda i: health.Check(health_pb2.HealthCheckRequest()), False)
+        lambda i: health.Check(health_pb2.HealthCheckRequest()),  # type: ignore[attr-defined]
+        False)
     calls["NewGame (no state sent)"] = (lambda i: client.new_game(seed=i), False)
     calls["LegalActions, same state"] = (lambda i: client.legal_actions(msg), False)
     calls["SuggestMoves mcts 1 it, same state"] = (lambda i: client.suggest(same), True)

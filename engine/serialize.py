@@ -31,7 +31,7 @@ from typing import Any
 
 from google.protobuf import json_format
 
-from engine import _fastread
+from engine._fastread import Reader as _FastReader
 from engine.errors import InvalidStateError
 from engine.state import (
     INVARIANT_NAMES,
@@ -1229,11 +1229,11 @@ def _check_engine(state: GameState, raw: dict[str, Any]) -> None:
                "this decision has no legal action")
 
 
-def _fast_reader() -> _fastread.Reader:
+def _fast_reader() -> _FastReader:
     """The compiled reader, with this module's task table."""
     table = {kind: (kind not in _NO_PLAYER_KINDS, _ARG_RANGES.get(_KIND_NAME[kind], (None,) * 3))
              for kind in _ACCEPTED_KINDS}
-    return _fastread.Reader(SCHEMA_VERSION, MAX_GAME_LENGTH, NUM_DISTINCT_ACTIONS, table)
+    return _FastReader(SCHEMA_VERSION, MAX_GAME_LENGTH, NUM_DISTINCT_ACTIONS, table)
 
 
 _FAST_READER = _fast_reader()
