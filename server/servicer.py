@@ -254,7 +254,8 @@ class GalleristServicer:
             raise RequestError("num_players", f"{n} is outside 1..4 (1: solo against Lacerda)")
         seed = check_seed(request.seed)
         state = engine.new_game(num_players=n, seed=seed)
-        return hints_pb2.NewGameResponse(state=state.to_proto(), position=convert.position(state))
+        return hints_pb2.NewGameResponse(state=self._state_message(state),
+                                         position=convert.position(state))
 
     @_unary
     def LegalActions(self, request: Any, context: grpc.ServicerContext, call: _Call) -> Any:
@@ -282,8 +283,16 @@ class GalleristServicer:
                 raise RequestError(request.WhichOneof("action") or "action", str(exc)) from None
         call.extra = f" action={action}"
         return hints_pb2.ApplyActionResponse(
-            state=state.to_proto(), position=convert.position(state), action=action,
+            state=self._state_message(state), position=convert.position(state), action=action,
             notation=action_to_string(action))
+
+    def _state_message(self, state: engine.GameState) -> Any:
+        """The message of a state this server made, remembered in the state cache (the
+        client sends it back next)."""
+        msg = state.to_proto()
+        if self.cache is not None:
+            self.cache.put(msg, state)
+        return msg
 
 
 def add_servicer(servicer: GalleristServicer, server: grpc.Server) -> None:

@@ -3,7 +3,9 @@
 Validating a state (`GameState.from_proto`) is most of the service's own cost per call,
 and clients often send the same state twice in a row (SuggestMoves, then ApplyAction
 with the chosen move). Validation is a pure function of the message, so a state whose
-bytes were validated before is served from here as a copy.
+bytes were validated before is served from here as a copy. The states the server makes
+itself (NewGame, ApplyAction) go in too (`put`): a client playing a game through the
+service sends each of them back next, and they need no validation.
 """
 from __future__ import annotations
 
@@ -57,7 +59,19 @@ class StateCache:
         state = engine.GameState.from_proto(msg)
         with self._lock:
             self.misses += 1
+        self._store(key, state)
+        return state
+
+    def put(self, msg: Any, state: engine.GameState) -> None:
+        """Remember a state the server made itself (the engine's own, so valid) under the
+        bytes of its message `msg` (`state.to_proto()`): the same message sent back is
+        then served without validation."""
+        if self.size:
+            self._store(msg.SerializeToString(deterministic=True), state)
+
+    def _store(self, key: bytes, state: engine.GameState) -> None:
+        with self._lock:
             self._states[key] = state.copy()
+            self._states.move_to_end(key)
             while len(self._states) > self.size:
                 self._states.popitem(last=False)
-        return state

@@ -10,6 +10,7 @@ import engine
 from engine.actions import action_to_string
 from proto.gallerist.v1 import hints_pb2
 from server import HintClient, hint_request
+from server.app import GalleristServer
 from server.demo_state import demo_state
 from server_testlib import chance_state, terminal_state
 
@@ -207,6 +208,30 @@ def test_whole_game_through_the_service(client: HintClient) -> None:
     final = engine.GameState.from_proto(state)
     assert final.is_terminal() and r.position.winners == final.winners()
     assert all(p.final_score.total > 0 for p in state.players)
+
+
+def test_states_the_server_made_skip_validation(service: GalleristServer,
+                                                client: HintClient) -> None:
+    """A client playing through the service sends back the states NewGame and
+    ApplyAction returned: each is served from the state cache (no validation), and the
+    answers are those of a validated state."""
+    cache = service.servicer.cache
+    assert cache is not None
+    misses, hits = cache.misses, cache.hits
+    state = client.new_game(players=3, seed=33).state
+    calls = 0
+    for step in range(12):
+        if engine.GameState.from_proto(state).is_chance():
+            r = client.apply_action(state, chance_seed=step)
+            calls += 1
+        else:
+            hint = client.suggest(hints_pb2.HintRequest(
+                state=state, bot_spec="greedy", seed=step, max_moves=1))
+            assert hint.moves
+            r = client.apply_action(state, action=hint.moves[0].action)
+            calls += 2
+        state = r.state
+    assert cache.misses == misses and cache.hits - hits == calls
 
 
 def test_solo_game_through_the_service(client: HintClient) -> None:

@@ -127,3 +127,22 @@ def test_state_cache_reuses_validated_states(demo: engine.GameState) -> None:
         with pytest.raises(engine.InvalidStateError, match="num_players"):
             cache.get(bad)
     assert StateCache(0).get(msg) == demo
+
+
+def test_state_cache_serves_the_servers_own_states(demo: engine.GameState) -> None:
+    """A state the server made (put) is served from the cache when its message comes
+    back, also after a round trip through bytes, as an independent copy."""
+    from proto.gallerist.v1 import state_pb2
+    from server.state_cache import StateCache
+    cache = StateCache(4)
+    state = demo.copy()
+    state.apply(state.legal_actions()[0])
+    msg = state.to_proto()
+    cache.put(msg, state)
+    back = state_pb2.GameState.FromString(msg.SerializeToString())
+    got = cache.get(back)
+    assert got == state and got.history == state.history and got is not state
+    assert (cache.hits, cache.misses) == (1, 0)
+    got.apply(got.legal_actions()[0])
+    assert cache.get(back) == state
+    StateCache(0).put(msg, state)                   # disabled: nothing kept, no error
