@@ -18,6 +18,7 @@ MOD_NAMES = [
     "engine._core",
     "engine.state",
     "engine._fastread",
+    "engine._fastwrite",
     "ai._search",
 ]
 

@@ -32,6 +32,7 @@ from typing import Any
 from google.protobuf import json_format
 
 from engine._fastread import Reader as _FastReader
+from engine._fastwrite import encode as encode_state
 from engine.errors import InvalidStateError
 from engine.state import (
     INVARIANT_NAMES,
@@ -147,6 +148,16 @@ def state_to_proto(state: GameState) -> pb.GameState:
     Returns:
         A `gallerist.v1.GameState` message.
     """
+    data = encode_state(state)
+    if data is not None:
+        return pb.GameState.FromString(data)
+    return _write_reference(state)
+
+
+def _write_reference(state: GameState) -> pb.GameState:
+    """The reference writer: the message built field by field. `state_to_proto` parses
+    the compiled writer's bytes instead (engine/_fastwrite.pyx, the same fields; the
+    tests compare the two) and comes here only when that one declines."""
     raw = state._raw()
     n = raw["num_players"]
     msg = pb.GameState(
