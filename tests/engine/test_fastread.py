@@ -10,7 +10,6 @@ pending tasks of every kind.
 """
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
@@ -20,8 +19,7 @@ from test_serialize import (
     _base,
     _fuzz_pool,
     _game,
-    _leaves,
-    _mutate,
+    _json_mutants,
     _mutate_proto,
     _stack_mutation,
 )
@@ -89,14 +87,8 @@ def test_json_mutations_agree():
     """Random mutations of JSON states (values of every type, deleted keys, list
     elements duplicated or dropped) that still parse as messages: same verdict."""
     rng = random.Random(5)
-    pool = _fuzz_pool()
-    leaves = [_leaves(json.loads(text)) for text in pool]
     accepted = compared = 0
-    for case in range(1500):
-        i = rng.randrange(len(pool))
-        d = json.loads(pool[i])
-        for _ in range(rng.choice([1, 1, 2])):
-            _mutate(d, rng, leaves[i])
+    for case, d in _json_mutants(rng, 1500, [1, 1, 2]):
         msg = pb.GameState()
         try:
             S.json_format.ParseDict(d, msg)

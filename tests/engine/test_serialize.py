@@ -12,7 +12,7 @@ import functools
 import json
 import pickle
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -764,19 +764,27 @@ def _plays_on(state: GameState, rng: random.Random, steps: int) -> None:
     assert state._invariant_code() == 0
 
 
+def _json_mutants(rng: random.Random, cases: int,
+                  rounds: list[int]) -> Iterator[tuple[int, Json]]:
+    """`cases` states of the fuzz pool as JSON objects, each with `rng.choice(rounds)`
+    random mutations (lazily: the caller may draw from `rng` between them)."""
+    pool = _fuzz_pool()
+    leaves = [_leaves(json.loads(text)) for text in pool]
+    for case in range(cases):
+        i = rng.randrange(len(pool))
+        d = json.loads(pool[i])
+        for _ in range(rng.choice(rounds)):
+            _mutate(d, rng, leaves[i])
+        yield case, d
+
+
 def test_fuzz_random_mutations_never_escape_invalid_state_error():
     """Thousands of seeded random mutations (1-3 fields: values of every type, boundary
     numbers, deleted keys, duplicated or dropped list elements) of valid states: reading
     either succeeds with a playable state or raises InvalidStateError, nothing else."""
     rng = random.Random(2024)
-    pool = _fuzz_pool()
-    leaves = [_leaves(json.loads(text)) for text in pool]
     accepted = rejected = 0
-    for case in range(1000):
-        i = rng.randrange(len(pool))
-        d = json.loads(pool[i])
-        for _ in range(rng.choice([1, 1, 1, 2, 3])):
-            _mutate(d, rng, leaves[i])
+    for case, d in _json_mutants(rng, 1000, [1, 1, 1, 2, 3]):
         try:
             state = GameState.from_json(json.dumps(d))
         except InvalidStateError as exc:
