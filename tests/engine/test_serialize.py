@@ -764,11 +764,12 @@ def _plays_on(state: GameState, rng: random.Random, steps: int) -> None:
     assert state._invariant_code() == 0
 
 
-def _json_mutants(rng: random.Random, cases: int,
-                  rounds: list[int]) -> Iterator[tuple[int, Json]]:
-    """`cases` states of the fuzz pool as JSON objects, each with `rng.choice(rounds)`
-    random mutations (lazily: the caller may draw from `rng` between them)."""
-    pool = _fuzz_pool()
+def _json_mutants(rng: random.Random, cases: int, rounds: list[int],
+                  pool: tuple[str, ...] | None = None) -> Iterator[tuple[int, Json]]:
+    """`cases` states of `pool` (default: the fuzz pool) as JSON objects, each with
+    `rng.choice(rounds)` random mutations (lazily: the caller may draw from `rng`
+    between them)."""
+    pool = _fuzz_pool() if pool is None else pool
     leaves = [_leaves(json.loads(text)) for text in pool]
     for case in range(cases):
         i = rng.randrange(len(pool))
