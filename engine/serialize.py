@@ -17,6 +17,13 @@ layers:
 3. the engine itself: the C invariant check, then the position must offer an action or
    a chance outcome (or be over, with no tasks).
 
+Both directions have a compiled fast path with the same behaviour: `state_from_proto`
+first runs engine/_fastread.pyx (the three layers above, typed, straight into the engine
+struct, no messages) and uses this module's reader only to say why a message was
+rejected; `state_to_proto` parses the wire bytes engine/_fastwrite.pyx writes from the
+struct. This module's code is the reference for both: a check or field changed here is
+changed there too, and tests/engine/test_fastread.py and test_fastwrite.py compare them.
+
 Every rejection is an `engine.InvalidStateError` whose message starts with the path of
 the offending field in the schema's field names, e.g.
 ``players[1].exhibited_works[2]: 9 is outside 0..7 (artist slot)``. JSON clients see
