@@ -19,7 +19,11 @@ MOD_NAMES = [
     "engine.state",
     "engine._fastread",
     "engine._fastwrite",
-    "ai._search",
+    "ai._evaluation",
+    "ai._rollout",
+    "ai._greedy",
+    "ai._mcts",
+    "ai._expectimax",
 ]
 
 

@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 
 import engine
-from ai._search import evaluate, greedy_line, greedy_moves
+from ai._evaluation import HeuristicEvaluator, evaluate
+from ai._greedy import greedy_line, greedy_moves
 from ai.bot import Analysis, Budget, MoveInfo, decision_player
 from engine.actions import action_to_string
 
@@ -57,10 +58,12 @@ class GreedyBot:
     def __init__(self, *, seed: int = 0) -> None:
         self.seed = seed
         self._calls = 0
+        self._evaluator = HeuristicEvaluator()
 
     def _scores(self, state: engine.GameState) -> list[tuple[int, float]]:
         self._calls += 1
-        return greedy_moves(state, (self.seed * 1_000_003 + self._calls) & 0xFFFFFFFFFFFFFFFF)
+        return greedy_moves(state, (self.seed * 1_000_003 + self._calls) & 0xFFFFFFFFFFFFFFFF,
+                            self._evaluator)
 
     def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
         player = decision_player(state)
@@ -73,10 +76,10 @@ class GreedyBot:
         for a, value in [first] + rest:
             after = state.clone_position()
             after.apply(a)
-            money, win = evaluate(after)
+            money, win = evaluate(after, self._evaluator)
             moves.append(MoveInfo(action=a, notation=action_to_string(a), depth=1,
                                   expected_money=money, win_probability=win[player],
-                                  value=value, pv=list(greedy_line(state, a))))
+                                  value=value, pv=list(greedy_line(state, a, self._evaluator))))
         return Analysis(player=player, bot=self.name, moves=moves, nodes=len(moves),
                         depth=1, elapsed_ms=(time.perf_counter() - t0) * 1000.0)
 

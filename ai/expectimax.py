@@ -7,19 +7,10 @@ import time
 from typing import Any
 
 import engine
-from ai._search import ExpectimaxEngine
+from ai._evaluation import WIN_TEMPERATURE, Evaluator, HeuristicEvaluator
+from ai._expectimax import ExpectimaxEngine
 from ai.bot import Analysis, Budget, MoveInfo, decision_player
 from engine.actions import action_to_string
-from engine.state import SOLO_RETURN_SCALE
-
-
-def _win_chances(money: list[float], temperature: float) -> list[float]:
-    if len(money) == 1:   # solo: the estimated return, as GameState.returns()
-        return [max(0.0, money[0]) / (max(0.0, money[0]) + SOLO_RETURN_SCALE)]
-    m = max(money)
-    e = [math.exp((x - m) / temperature) for x in money]
-    z = sum(e)
-    return [x / z for x in e]
 
 
 class ExpectimaxBot:
@@ -37,19 +28,24 @@ class ExpectimaxBot:
     root moves are ordered by the previous iteration.
 
     Args:
+        evaluator: the leaf estimate, an ai._evaluation.Evaluator object (not a spec
+            option: the first argument, or by keyword); it replaces win_temperature.
+            None: ai._evaluation.HeuristicEvaluator with win_temperature.
         seed: seed of the chance sampling.
         depth: maximum depth.
         time_ms: time budget; deepening stops when it runs out and the last complete
             depth is reported (0 = search to `depth`).
         chance_width: the most outcomes enumerated at a chance point.
         tt_bits: log2 of the transposition table size.
+        alpha_beta: two players: prune by alpha-beta on the money margin.
+        win_temperature: $ scale of the softmax from money to the reported win chances.
     """
 
     name = "expectimax"
 
-    def __init__(self, *, seed: int = 0, depth: int = 2, time_ms: float = 0.0,
-                 chance_width: int = 6, tt_bits: int = 18, alpha_beta: bool = True,
-                 win_temperature: float = 6.0) -> None:
+    def __init__(self, evaluator: Evaluator | None = None, *, seed: int = 0, depth: int = 2,
+                 time_ms: float = 0.0, chance_width: int = 6, tt_bits: int = 18,
+                 alpha_beta: bool = True, win_temperature: float = WIN_TEMPERATURE) -> None:
         if not 1 <= depth <= 64:
             raise ValueError(f"expectimax option depth must be 1..64, got {depth}")
         if not math.isfinite(time_ms) or time_ms < 0:
@@ -62,9 +58,14 @@ class ExpectimaxBot:
         self.depth = depth
         self.time_ms = time_ms
         self.win_temperature = win_temperature
-        self._engine = ExpectimaxEngine({"chance_width": chance_width, "tt_bits": tt_bits,
-                                         "alpha_beta": alpha_beta,
-                                         "win_temperature": win_temperature})
+        if evaluator is None:
+            evaluator = HeuristicEvaluator(win_temperature=win_temperature)
+        elif not isinstance(evaluator, Evaluator):
+            raise ValueError(f"expectimax evaluator must be an Evaluator, "
+                             f"got {type(evaluator).__name__}")
+        self.evaluator = evaluator
+        self._engine = ExpectimaxEngine(evaluator, chance_width=chance_width, tt_bits=tt_bits,
+                                        alpha_beta=alpha_beta)
         self._stop_requested = False
         self._lock = threading.Lock()
 
@@ -110,7 +111,7 @@ class ExpectimaxBot:
                 moves.append(MoveInfo(
                     action=a, notation=action_to_string(a), depth=done_depth,
                     expected_money=list(vec),
-                    win_probability=_win_chances(vec, self.win_temperature)[player],
+                    win_probability=self.evaluator.win_chances(vec)[player],
                     value=self._score(vec, player)))
             moves.sort(key=lambda m: (-m.value, m.action))
             for m in moves:

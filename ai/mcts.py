@@ -7,7 +7,9 @@ import time
 from typing import Any
 
 import engine
-from ai._search import MctsEngine
+from ai._evaluation import WIN_TEMPERATURE, Evaluator, HeuristicEvaluator
+from ai._mcts import MctsEngine
+from ai._rollout import POLICIES, RolloutEvaluator
 from ai.bot import Analysis, Budget, MoveInfo, decision_player
 from engine.actions import action_to_string
 
@@ -19,7 +21,9 @@ class MctsBot:
     opponents' Curator and Art Dealer cards), never on the true cards. Chance points are
     sampled by their probabilities. A leaf is played out (uniformly at random, or with the
     cheap heuristic policy) to the end or to `cutoff` decisions, where the shared
-    evaluation estimates each player's final money.
+    evaluation estimates each player's final money: that leaf estimate is an Evaluator
+    (ai._rollout.RolloutEvaluator around ai._evaluation.HeuristicEvaluator), built from
+    the options unless one is passed in.
 
     Rewards, per player, in [0, 1]: (1 - margin_weight) * win share + margin_weight *
     (0.5 + 0.5 tanh(margin / margin_scale)), where the win share is 1/k for k tied winners
@@ -34,6 +38,9 @@ class MctsBot:
     subtree of the new state when it lies below the previous root (same player to move).
 
     Args:
+        evaluator: the leaf estimate, an ai._evaluation.Evaluator object (not a spec
+            option: the first argument, or by keyword); it replaces rollout, cutoff and
+            win_temperature. None: built from those options.
         seed: seed of every random choice; same seed, state and budget (single thread,
             iteration budget) give the same analysis.
         iterations: default iteration budget (0: none of its own; with neither it nor
@@ -51,13 +58,13 @@ class MctsBot:
 
     name = "mcts"
 
-    def __init__(self, *, seed: int = 0, iterations: int = 0, time_ms: float = 0.0,
-                 threads: int = 1, c: float = 0.7, rollout: str = "random", cutoff: int = 0,
+    def __init__(self, evaluator: Evaluator | None = None, *, seed: int = 0,
+                 iterations: int = 0, time_ms: float = 0.0, threads: int = 1, c: float = 0.7, rollout: str = "random", cutoff: int = 0,
                  margin_weight: float = 0.25, margin_scale: float = 20.0,
-                 win_temperature: float = 6.0, solo_reference: float = 150.0,
+                 win_temperature: float = WIN_TEMPERATURE, solo_reference: float = 150.0,
                  solo_scale: float = 50.0, reuse: bool = True,
                  max_nodes: int = 2_000_000) -> None:
-        if rollout not in ("random", "heuristic"):
+        if rollout not in POLICIES:
             raise ValueError(f"mcts option rollout must be 'random' or 'heuristic', got {rollout!r}")
         if not 1 <= threads <= 64:
             raise ValueError(f"mcts option threads must be 1..64, got {threads}")
@@ -79,13 +86,15 @@ class MctsBot:
         self.time_ms = time_ms
         self.threads = threads
         self.reuse = reuse
-        self._opts: dict[str, Any] = {
-            "c": c, "rollout": rollout, "cutoff": cutoff, "max_nodes": max_nodes,
-            "margin_weight": margin_weight, "margin_scale": margin_scale,
-            "win_temperature": win_temperature, "solo_reference": solo_reference,
-            "solo_scale": solo_scale,
-        }
-        self._engine = MctsEngine(threads, self._opts)
+        if evaluator is None:
+            evaluator = RolloutEvaluator(HeuristicEvaluator(win_temperature=win_temperature),
+                                         policy=rollout, cutoff=cutoff)
+        elif not isinstance(evaluator, Evaluator):
+            raise ValueError(f"mcts evaluator must be an Evaluator, got {type(evaluator).__name__}")
+        self.evaluator = evaluator
+        self._engine = MctsEngine(threads, evaluator, c=c, max_nodes=max_nodes,
+                                  margin_weight=margin_weight, margin_scale=margin_scale,
+                                  solo_reference=solo_reference, solo_scale=solo_scale)
         self._calls = 0
         self._stop_requested = False
         self._lock = threading.Lock()
@@ -149,11 +158,10 @@ class MctsBot:
             moves.sort(key=lambda m: (-m.visits, -m.value, m.action))
             for m in moves:
                 m.pv = list(self._engine.principal_variation(m.action))
-                if not m.expected_money:
-                    from ai._search import evaluate
+                if not m.expected_money:     # never visited: the static evaluation after it
                     after = state.clone_position()
                     after.apply(m.action)
-                    money, win = evaluate(after, self._opts)
+                    money, win = self.evaluator.static().values(after)
                     m.expected_money = money
                     m.win_probability = win[player]
         return Analysis(player=player, bot=self.name, moves=moves,

@@ -39,7 +39,7 @@ def _derive_seed(seed: int, call: int) -> int:
 def _evaluated_move(state: engine.GameState, player: int, action: ActionId, **fields: Any) -> MoveInfo:
     """A MoveInfo whose expected money (and default win chance) come from the shared
     evaluation of the position after `action` (what our other bots report)."""
-    from ai._search import evaluate
+    from ai._evaluation import evaluate
 
     after = state.clone_position()
     after.apply(action)

@@ -20,14 +20,13 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import engine  # noqa: E402
 import ai  # noqa: E402
-from ai._search import MctsEngine  # noqa: E402
 from ai.play import play_game  # noqa: E402
 from positions import sample_states  # noqa: E402
 
 
 def mcts_speed(states: list[engine.GameState], threads: int, iterations: int) -> dict:
     """Raw search speed (no analysis post-processing)."""
-    eng = MctsEngine(threads, {"rollout": "random"})
+    eng = ai.MctsBot(threads=threads, rollout="random")._engine   # the C search alone
     import threading
     total_iter = 0
     total_dec = 0

@@ -1,0 +1,10 @@
+# One-step greedy choices by an evaluator: GreedyBot and the end of every principal
+# variation (see _greedy.pyx).
+from engine._core cimport StateC, RngC, action_t
+from ai._evaluation cimport Evaluator
+
+
+cdef int greedy_action(StateC* s, Evaluator ev) noexcept nogil
+cdef int most_likely_outcome(StateC* s) noexcept nogil
+cdef int extend_turn(StateC* s, int player, Evaluator ev, action_t* out, int n,
+                     int max_len) noexcept nogil

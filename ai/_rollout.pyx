@@ -1,0 +1,104 @@
+# cython: language_level=3
+"""The rollout policy (uniform, or static preferences per action id) and
+`RolloutEvaluator`: play a position on to the end or for `cutoff` decisions, then take
+the exact result or another evaluator's estimate (MCTS's leaf estimate)."""
+from engine._core cimport (
+    StateC, RngC, action_t, MAX_LEGAL, NUM_ACTIONS, PLAYER_CHANCE, rng_below,
+    state_apply, state_current_player, state_legal_actions, state_sample_chance,
+)
+cimport engine._core as core
+from ai._common cimport rng_unit
+from ai._evaluation cimport Evaluator, leaf_values
+
+POLICIES = ("random", "heuristic")   # rollout policy names, by their C number
+
+cdef float POLICY_WEIGHT[NUM_ACTIONS]
+
+
+cdef void init_policy_weights():
+    """The cheap heuristic rollout policy: static preferences per action id."""
+    cdef int a, k
+    for a in range(NUM_ACTIONS):
+        POLICY_WEIGHT[a] = 4.0
+    POLICY_WEIGHT[core.A_END_TURN] = 3.0
+    POLICY_WEIGHT[core.A_KO_PASS] = 1.0
+    POLICY_WEIGHT[core.A_TMOVE_DONE] = 2.0
+    POLICY_WEIGHT[core.A_DEAL4_YES] = 1.0
+    POLICY_WEIGHT[core.A_LEAVE_NONE] = 2.0
+    for k in range(20):                 # pay with money rather than influence
+        POLICY_WEIGHT[core.A_PAY + k] = 8.0 / (1 + k)
+    for k in range(8):                  # fame steps cost influence
+        POLICY_WEIGHT[core.A_FAME + k] = 6.0 / (1 + 2 * k)
+    for k in range(12):
+        POLICY_WEIGHT[core.A_SELL + k] = 8.0
+    for k in range(3):                  # visitors toward one's own gallery
+        POLICY_WEIGHT[core.A_TMOVE + 5 * k + 0] = 5.0
+        POLICY_WEIGHT[core.A_TMOVE + 5 * k + 1] = 8.0
+    POLICY_WEIGHT[core.A_ACTION + 1] = 5.0
+
+init_policy_weights()
+
+
+cdef int choose_policy(StateC* s, int policy, RngC* rng, action_t* buf) noexcept nogil:
+    """One move of the rollout policy (0 uniform, 1 weighted by POLICY_WEIGHT)."""
+    cdef int n = state_legal_actions(s, buf), i
+    cdef double total = 0, r
+    if n <= 1 or policy == 0:
+        return buf[rng_below(rng, n)]
+    for i in range(n):
+        total += POLICY_WEIGHT[buf[i]]
+    r = rng_unit(rng) * total
+    for i in range(n):
+        r -= POLICY_WEIGHT[buf[i]]
+        if r <= 0:
+            return buf[i]
+    return buf[n - 1]
+
+
+cdef int rollout(StateC* s, int policy, int cutoff, RngC* rng) noexcept nogil:
+    """Play on to the end, or for `cutoff` decisions when cutoff > 0; returns decisions."""
+    cdef action_t buf[MAX_LEGAL]
+    cdef int d = 0
+    while not s.terminal and s.num_tasks > 0:
+        if cutoff > 0 and d >= cutoff:
+            break
+        if state_current_player(s) == PLAYER_CHANCE:
+            state_apply(s, <action_t>state_sample_chance(s, rng))
+        else:
+            state_apply(s, <action_t>choose_policy(s, policy, rng, buf))
+            d += 1
+    return d
+
+
+cdef class RolloutEvaluator(Evaluator):
+    """Plays the position on with the rollout policy (chance sampled), to the end or for
+    `cutoff` decisions, then reports the exact result or `inner`'s estimate.
+
+    Args:
+        inner: the evaluator where the playout stops short of the end; its
+            win_temperature is this evaluator's too.
+        policy: "random" (uniform) or "heuristic" (static preferences per action id).
+        cutoff: decisions to play before asking `inner` (0 = play to the end).
+    """
+
+    def __init__(self, Evaluator inner not None, *, str policy="random", int cutoff=0):
+        if policy not in POLICIES:
+            raise ValueError(f"rollout policy must be 'random' or 'heuristic', got {policy!r}")
+        if cutoff < 0:
+            raise ValueError(f"rollout cutoff must be >= 0, got {cutoff}")
+        super().__init__(win_temperature=inner.win_temperature)
+        self.inner = inner
+        self.policy = POLICIES.index(policy)
+        self.cutoff = cutoff
+
+    cdef long evaluate(self, StateC* s, RngC* rng, double* money, double* win) noexcept nogil:
+        cdef long d = rollout(s, self.policy, self.cutoff, rng)
+        return d + leaf_values(self.inner, s, rng, money, win)
+
+    cdef void win_from_money(self, const double* money, int n, double* win) noexcept nogil:
+        self.inner.win_from_money(money, n, win)
+
+    cpdef Evaluator static(self):
+        """The evaluator for one-step greedy choices: inner's (no playouts)."""
+        return self.inner.static()
+
