@@ -8,7 +8,7 @@ uses (iterative deepening lives there).
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 from libc.math cimport INFINITY
-from libc.stdint cimport uint64_t, int16_t, int8_t
+from libc.stdint cimport uint64_t
 
 from engine._core cimport (
     StateC, RngC, action_t, MAX_LEGAL, MAX_PLAYERS, PLAYER_CHANCE, state_apply,
@@ -18,25 +18,6 @@ from engine.state cimport GameState
 from ai._common cimport now_s, state_hash
 from ai._evaluation cimport Evaluator
 from ai._greedy cimport extend_turn, most_likely_outcome
-
-
-cdef struct TTEntry:
-    uint64_t key
-    float vec[4]
-    int16_t best
-    int8_t depth
-    int8_t used
-
-cdef struct EmCtx:
-    TTEntry* tt
-    uint64_t tt_mask
-    long nodes
-    double deadline
-    int* stop
-    int aborted
-    int chance_width
-    int alpha_beta             # two players: alpha-beta on the money margin
-    RngC rng
 
 
 cdef inline double em_scalar(const double* vec, int np) noexcept nogil:
@@ -181,10 +162,6 @@ cdef class ExpectimaxEngine:
         chance_width, tt_bits, alpha_beta: as ExpectimaxBot (which owns their defaults;
             every one is required here).
     """
-    cdef EmCtx ctx
-    cdef readonly Evaluator evaluator
-    cdef int stop_flag
-    cdef int tt_bits
 
     def __cinit__(self, Evaluator evaluator not None, *, int chance_width, int tt_bits,
                   bint alpha_beta):

@@ -9,7 +9,7 @@ estimates here (`to_rewards`). `MctsEngine` is the Python wrapper that ai/mcts.p
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcpy, memset
 from libc.math cimport sqrt, log, tanh, INFINITY
-from libc.stdint cimport uint64_t, int32_t, int16_t, int8_t
+from libc.stdint cimport uint64_t, int32_t
 
 from engine._core cimport (
     StateC, RngC, action_t, MAX_LEGAL, MAX_PLAYERS, PLAYER_CHANCE, PLAYER_TERMINAL,
@@ -22,39 +22,6 @@ from ai._evaluation cimport Evaluator, leaf_values
 from ai._greedy cimport extend_turn
 
 # ---------------------------------------------------------------- the tree
-
-cdef struct NodeC:
-    int32_t first_child        # index of the first child; children are contiguous
-    int16_t num_children       # -1 until expanded
-    int16_t action             # the action that led here
-    int8_t player              # to move here: >= 0, PLAYER_CHANCE or PLAYER_TERMINAL
-    int32_t visits
-    float reward[4]            # summed rewards per player
-    float money[4]             # summed final (or estimated) money per player
-    float win[4]               # summed win shares per player
-
-cdef struct TreeC:
-    NodeC* nodes
-    int32_t size
-    int32_t cap
-    int32_t root
-    RngC rng
-    long iterations            # this search's iterations
-    long decisions             # decisions simulated by the evaluator (rollouts)
-    int failed                 # out of memory
-
-cdef struct RewardParams:
-    double margin_scale        # $ scale of the margin reward
-    double margin_weight       # reward = (1 - w) * win + w * margin
-    double solo_reference      # solo: the final money that earns reward 0.5
-    double solo_scale          # solo: $ scale of the logistic reward
-
-cdef struct MctsParams:
-    double c_uct
-    int max_nodes
-    int viewer                 # whose information the determinizations respect
-    RewardParams rp
-
 
 cdef int32_t tree_new_node(TreeC* t, int action) noexcept nogil:
     cdef NodeC* grown
@@ -256,14 +223,6 @@ cdef class MctsEngine:
         c, max_nodes, margin_weight, margin_scale, solo_reference, solo_scale: as
             MctsBot (which owns their defaults; every one is required here).
     """
-    cdef TreeC* trees
-    cdef int nthreads
-    cdef MctsParams mp
-    cdef readonly Evaluator evaluator
-    cdef StateC root
-    cdef int stop_flag
-    cdef object root_history
-    cdef int root_viewer
 
     def __cinit__(self, int threads, Evaluator evaluator not None, *, double c, int max_nodes,
                   double margin_weight, double margin_scale, double solo_reference,

@@ -1,0 +1,53 @@
+# MCTS: the tree, the search parameters and the engine wrapper (see _mcts.pyx).
+from libc.stdint cimport uint64_t, int32_t, int16_t, int8_t
+
+from engine._core cimport StateC, RngC
+from engine.state cimport GameState
+from ai._evaluation cimport Evaluator
+
+
+cdef struct NodeC:
+    int32_t first_child        # index of the first child; children are contiguous
+    int16_t num_children       # -1 until expanded
+    int16_t action             # the action that led here
+    int8_t player              # to move here: >= 0, PLAYER_CHANCE or PLAYER_TERMINAL
+    int32_t visits
+    float reward[4]            # summed rewards per player
+    float money[4]             # summed final (or estimated) money per player
+    float win[4]               # summed win shares per player
+
+cdef struct TreeC:
+    NodeC* nodes
+    int32_t size
+    int32_t cap
+    int32_t root
+    RngC rng
+    long iterations            # this search's iterations
+    long decisions             # decisions simulated by the evaluator (rollouts)
+    int failed                 # out of memory
+
+cdef struct RewardParams:
+    double margin_scale        # $ scale of the margin reward
+    double margin_weight       # reward = (1 - w) * win + w * margin
+    double solo_reference      # solo: the final money that earns reward 0.5
+    double solo_scale          # solo: $ scale of the logistic reward
+
+cdef struct MctsParams:
+    double c_uct
+    int max_nodes
+    int viewer                 # whose information the determinizations respect
+    RewardParams rp
+
+
+cdef class MctsEngine:
+    cdef TreeC* trees
+    cdef int nthreads
+    cdef MctsParams mp
+    cdef readonly Evaluator evaluator
+    cdef StateC root
+    cdef int stop_flag
+    cdef object root_history
+    cdef int root_viewer
+    cdef void _reset_tree(self, int i, uint64_t seed)
+    cdef bint _follows_root(self, GameState state, int viewer, bint reuse)
+    cdef int32_t _subtree(self, int i, list extra)

@@ -1,0 +1,157 @@
+"""The evaluators: the heuristic one, the rollout one, and that MCTS and expectimax
+really score their leaves with the evaluator object they are given."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import ai
+import engine
+from ai._evaluation import (WIN_TEMPERATURE, Evaluator, HeuristicEvaluator, PythonEvaluator,
+                            evaluate)
+from ai._rollout import RolloutEvaluator
+from ai.expectimax import ExpectimaxBot
+from ai.mcts import MctsBot
+from engine.state import GameState, SOLO_RETURN_SCALE
+from tests.ai.test_bots import random_decision_states
+
+
+class ConstantEvaluator(PythonEvaluator):
+    """Every position is worth the same money and win chances; counts its calls."""
+
+    def __init__(self, money: list[float], win: list[float] | None = None) -> None:
+        super().__init__()
+        self.money = money
+        self.win = win
+        self.calls = 0
+
+    def estimate(self, state: GameState) -> tuple[list[float], list[float] | None]:
+        assert not state.is_terminal()
+        self.calls += 1
+        return self.money, self.win
+
+
+class PreferPosition(PythonEvaluator):
+    """Player 0 is rich in one given position only."""
+
+    def __init__(self, target: bytes) -> None:
+        super().__init__()
+        self.target = target
+
+    def estimate(self, state: GameState) -> tuple[list[float], None]:
+        return ([100.0, 0.0] if state.state_bytes() == self.target else [0.0, 0.0]), None
+
+
+def test_mcts_scores_its_leaves_with_the_given_evaluator() -> None:
+    s = random_decision_states(2, 1, seed=3)[0]
+    ev = ConstantEvaluator([12.0, 34.0], [0.25, 0.75])
+    an = MctsBot(evaluator=ev, seed=1, iterations=80).analyze(s)
+    assert ev.calls >= 80     # a leaf estimate per iteration, then the PV's greedy moves
+    assert an.iterations == 80
+    for m in an.moves:
+        assert m.expected_money == [12.0, 34.0]
+        assert m.win_probability == [0.25, 0.75][s.current_player]
+
+
+def test_mcts_threads_share_a_python_evaluator() -> None:
+    s = random_decision_states(2, 1, seed=4)[0]
+    ev = ConstantEvaluator([5.0, 5.0])
+    an = MctsBot(ev, seed=1, iterations=60, threads=2).analyze(s)
+    assert ev.calls >= 60 and an.iterations == 60
+    assert all(m.win_probability == pytest.approx(0.5) for m in an.moves)
+
+
+def test_expectimax_scores_its_leaves_with_the_given_evaluator() -> None:
+    s = random_decision_states(2, 1, seed=5)[0]
+    ev = ConstantEvaluator([7.0, 9.0])
+    an = ExpectimaxBot(evaluator=ev, depth=2).analyze(s)
+    assert ev.calls > 0
+    win = ev.win_chances([7.0, 9.0])
+    for m in an.moves:
+        assert m.expected_money == [7.0, 9.0]
+        assert m.win_probability == win[s.current_player]
+
+
+def test_expectimax_follows_the_evaluator_to_its_choice() -> None:
+    """The position the evaluator likes decides the move: every root move in turn."""
+    s = next(x for x in random_decision_states(2, 10, seed=6) if x.current_player == 0
+             and len(x.legal_actions()) >= 3)
+    for a in s.legal_actions()[:3]:
+        after = s.view(0)          # what the search sees: the opponent's cards hidden
+        after.apply(a)
+        bot = ExpectimaxBot(PreferPosition(after.state_bytes()), depth=1)
+        assert bot.choose(s) == a
+
+
+def test_rollout_evaluator_asks_its_inner_evaluator_at_the_cutoff() -> None:
+    s = random_decision_states(2, 1, seed=7)[0]
+    inner = ConstantEvaluator([1.0, 2.0])
+    rollout = RolloutEvaluator(inner, policy="heuristic", cutoff=3)
+    assert rollout.static() is inner and rollout.win_temperature == inner.win_temperature
+    an = MctsBot(rollout, seed=2, iterations=40).analyze(s)
+    assert inner.calls >= 40 and an.iterations == 40
+    assert all(m.expected_money == [1.0, 2.0] for m in an.moves if m.visits)
+    with pytest.raises(ValueError, match="rollout policy"):
+        RolloutEvaluator(inner, policy="smart")
+
+
+def test_explicit_default_evaluators_give_the_same_analyses() -> None:
+    s = random_decision_states(3, 1, seed=8)[0]
+
+    def key(an: ai.Analysis) -> list:
+        return [(m.action, m.visits, m.expected_money, m.win_probability, m.pv) for m in an.moves]
+
+    for rollout, cutoff in (("random", 0), ("heuristic", 6)):
+        ev = RolloutEvaluator(HeuristicEvaluator(), policy=rollout, cutoff=cutoff)
+        built = MctsBot(seed=3, iterations=120, rollout=rollout, cutoff=cutoff).analyze(s)
+        given = MctsBot(ev, seed=3, iterations=120).analyze(s)
+        assert key(built) == key(given)
+    built = ExpectimaxBot(seed=3, depth=2).analyze(s)
+    given = ExpectimaxBot(HeuristicEvaluator(), seed=3, depth=2).analyze(s)
+    assert key(built) == key(given)
+
+
+def test_heuristic_values_exact_at_the_end_and_softmax_before() -> None:
+    s = random_decision_states(2, 1, seed=9)[0]
+    money, win = evaluate(s)
+    assert win == HeuristicEvaluator().win_chances(money)
+    z = sum(math.exp((m - max(money)) / WIN_TEMPERATURE) for m in money)
+    assert win == pytest.approx([math.exp((m - max(money)) / WIN_TEMPERATURE) / z for m in money])
+    hot = HeuristicEvaluator(win_temperature=1.0)
+    assert hot.values(s)[0] == money
+    end = engine.new_game(2, seed=4)
+    while not end.is_terminal():
+        end.apply_random_chance(1) if end.is_chance() else end.apply(end.legal_actions()[0])
+    assert evaluate(end) == (list(map(float, end.money())), end.returns())
+
+
+def test_solo_win_chance_is_the_estimated_return() -> None:
+    ev = HeuristicEvaluator()
+    assert ev.win_chances([50.0]) == [50.0 / (50.0 + SOLO_RETURN_SCALE)]
+    assert ev.win_chances([-3.0]) == [0.0]
+
+
+def test_evaluator_arguments_are_checked() -> None:
+    with pytest.raises(TypeError, match="base class"):
+        Evaluator()
+    with pytest.raises(ValueError, match="win_temperature"):
+        HeuristicEvaluator(win_temperature=0.0)
+    with pytest.raises(ValueError, match="mcts evaluator must be an Evaluator"):
+        MctsBot(evaluator="heuristic")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="expectimax evaluator must be an Evaluator"):
+        ExpectimaxBot(evaluator=3)  # type: ignore[arg-type]
+
+
+def test_option_defaults_have_one_home() -> None:
+    """The evaluator is an object, not a spec option; the bots' defaults are their
+    signatures' (and the shared win temperature is the evaluation's)."""
+    assert "evaluator" not in ai.bot_options("mcts")
+    assert "evaluator" not in ai.bot_options("expectimax")
+    assert ai.bot_options("mcts")["win_temperature"] == WIN_TEMPERATURE
+    assert ai.bot_options("expectimax")["win_temperature"] == WIN_TEMPERATURE
+    assert HeuristicEvaluator().win_temperature == WIN_TEMPERATURE
+    bot = ai.make_bot("mcts:rollout=heuristic,cutoff=5,win_temperature=3")
+    assert isinstance(bot.evaluator, RolloutEvaluator)
+    assert (bot.evaluator.policy, bot.evaluator.cutoff, bot.evaluator.win_temperature) == (1, 5, 3.0)
+    assert ai.make_bot("expectimax:win_temperature=2").evaluator.win_temperature == 2.0
