@@ -17,7 +17,7 @@ from engine._core cimport (
 from engine.state cimport GameState
 from ai._common cimport now_s, state_hash
 from ai._evaluation cimport Evaluator
-from ai._greedy cimport extend_turn, most_likely_outcome
+from ai._greedy cimport MAX_LINE, extend_turn, line_start, most_likely_outcome
 
 
 cdef inline double em_scalar(const double* vec, int np) noexcept nogil:
@@ -211,16 +211,13 @@ cdef class ExpectimaxEngine:
     def principal_variation(self, GameState state, int action, int max_len=60):
         """From `action`: the table's best moves (most likely chance outcomes), then greedy
         to the end of the mover's turn."""
-        cdef action_t out[256]
+        cdef action_t out[MAX_LINE]
         cdef StateC s
-        cdef int n = 1, player = state_current_player(&state.s), cp, k
+        cdef int n = line_start(&s, &state.s, action, out), cp, k
+        cdef int player = state_current_player(&state.s)
         cdef uint64_t key
         cdef TTEntry* e
-        if max_len > 256:
-            max_len = 256
-        memcpy(&s, &state.s, sizeof(StateC))
-        state_apply(&s, <action_t>action)
-        out[0] = action
+        max_len = min(max_len, MAX_LINE)
         while n < max_len and not s.terminal:
             cp = state_current_player(&s)
             if cp == PLAYER_CHANCE:

@@ -65,6 +65,14 @@ cdef int most_likely_outcome(StateC* s) noexcept nogil:
     return buf[best]
 
 
+cdef int line_start(StateC* s, const StateC* root, int action, action_t* out) noexcept nogil:
+    """Start a line with `action`: s becomes root after it, out[0] the action; returns 1."""
+    memcpy(s, root, sizeof(StateC))
+    state_apply(s, <action_t>action)
+    out[0] = action
+    return 1
+
+
 cdef int extend_turn(StateC* s, int player, Evaluator ev, action_t* out, int n,
                      int max_len) noexcept nogil:
     """Continue a line greedily (most likely chance outcomes) to the end of `player`'s
@@ -150,13 +158,9 @@ def greedy_moves(GameState state, unsigned long long seed, Evaluator evaluator n
 
 def greedy_line(GameState state, int action, Evaluator evaluator not None, int max_len=60):
     """`action`, then greedy moves (most likely chance outcomes) to the end of the turn."""
-    cdef action_t out[256]
+    cdef action_t out[MAX_LINE]
     cdef StateC s
-    cdef int n, k, player = state_current_player(&state.s)
-    if max_len > 256:
-        max_len = 256
-    memcpy(&s, &state.s, sizeof(StateC))
-    state_apply(&s, <action_t>action)
-    out[0] = action
-    n = extend_turn(&s, player, evaluator.static(), out, 1, max_len)
+    cdef int n = line_start(&s, &state.s, action, out), k
+    n = extend_turn(&s, state_current_player(&state.s), evaluator.static(), out, n,
+                    min(max_len, MAX_LINE))
     return [out[k] for k in range(n)]

@@ -19,7 +19,7 @@ from engine._core cimport (
 from engine.state cimport GameState
 from ai._common cimport now_s, state_hash
 from ai._evaluation cimport Evaluator, leaf_values
-from ai._greedy cimport extend_turn
+from ai._greedy cimport MAX_LINE, extend_turn, line_start
 
 # ---------------------------------------------------------------- the tree
 
@@ -358,17 +358,14 @@ cdef class MctsEngine:
         """From root action `action`: the most visited line (tree 0, chance by its most
         visited outcome) while it stays with the mover, then greedy to the end of the
         mover's turn."""
-        cdef action_t out[256]
+        cdef action_t out[MAX_LINE]
         cdef StateC s
         cdef TreeC* t = &self.trees[0]
-        cdef int n = 1, player = state_current_player(&self.root), best_i, k, cp
+        cdef int n = line_start(&s, &self.root, action, out), best_i, k, cp
+        cdef int player = state_current_player(&self.root)
         cdef int32_t node
         cdef NodeC* nd
-        if max_len > 256:
-            max_len = 256
-        memcpy(&s, &self.root, sizeof(StateC))
-        state_apply(&s, <action_t>action)
-        out[0] = action
+        max_len = min(max_len, MAX_LINE)
         node = find_child(t, t.root, action) if t.size and t.nodes[t.root].num_children > 0 else -1
         while node >= 0 and n < max_len and not s.terminal:
             nd = &t.nodes[node]
