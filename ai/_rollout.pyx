@@ -79,9 +79,10 @@ cdef class RolloutEvaluator(Evaluator):
             win_temperature is this evaluator's too.
         policy: "random" (uniform) or "heuristic" (static preferences per action id).
         cutoff: decisions to play before asking `inner` (0 = play to the end).
+        (No defaults here: MctsBot's signature holds them.)
     """
 
-    def __init__(self, Evaluator inner not None, *, str policy="random", int cutoff=0):
+    def __init__(self, Evaluator inner not None, *, str policy, int cutoff):
         if policy not in POLICIES:
             raise ValueError(f"rollout policy must be 'random' or 'heuristic', got {policy!r}")
         if cutoff < 0:

@@ -93,13 +93,13 @@ def test_rollout_evaluator_asks_its_inner_evaluator_at_the_cutoff() -> None:
     assert inner.calls >= 40 and an.iterations == 40
     assert all(m.expected_money == [1.0, 2.0] for m in an.moves if m.visits)
     with pytest.raises(ValueError, match="rollout policy"):
-        RolloutEvaluator(inner, policy="smart")
+        RolloutEvaluator(inner, policy="smart", cutoff=0)
 
 
 def test_explicit_default_evaluators_give_the_same_analyses() -> None:
     s = random_decision_states(3, 1, seed=8)[0]
 
-    def key(an: ai.Analysis) -> list:
+    def key(an: ai.Analysis) -> list[tuple[int, int, list[float], float, list[int]]]:
         return [(m.action, m.visits, m.expected_money, m.win_probability, m.pv) for m in an.moves]
 
     for rollout, cutoff in (("random", 0), ("heuristic", 6)):
