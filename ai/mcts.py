@@ -59,7 +59,8 @@ class MctsBot:
     name = "mcts"
 
     def __init__(self, evaluator: Evaluator | None = None, *, seed: int = 0,
-                 iterations: int = 0, time_ms: float = 0.0, threads: int = 1, c: float = 0.7, rollout: str = "random", cutoff: int = 0,
+                 iterations: int = 0, time_ms: float = 0.0, threads: int = 1, c: float = 0.7,
+                 rollout: str = "random", cutoff: int = 0,
                  margin_weight: float = 0.25, margin_scale: float = 20.0,
                  win_temperature: float = WIN_TEMPERATURE, solo_reference: float = 150.0,
                  solo_scale: float = 50.0, reuse: bool = True,
