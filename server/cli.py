@@ -24,6 +24,7 @@ from server import convert
 from server.app import DEFAULT_PORT, GalleristServer, create_server, serve
 from server.client import HintClient, hint_request
 from server.demo_state import demo_state
+from server.hint_requests import hint_search
 from server.limits import (
     Limits,
     RequestError,
@@ -348,16 +349,19 @@ def _request(args: argparse.Namespace, state: engine.GameState) -> Any:
                         report_interval_ms=getattr(args, "interval_ms", 0))
 
 
-def _local_reports(request: Any, interval_ms: float) -> Iterator[Any]:
-    """The reports of a local search, as HintResponse messages."""
+def _local_reports(args: argparse.Namespace, state: engine.GameState) -> Iterator[Any]:
+    """The reports of a search in this process, as HintResponse messages."""
     try:
-        check_spec(request.bot_spec, LOCAL_LIMITS)
-        check_seed(request.seed)
-        search = convert.search_for_request(request, LOCAL_LIMITS)
+        interval_ms = check_interval(args.interval_ms, LOCAL_LIMITS)
+        check_spec(args.bot, LOCAL_LIMITS)
+        check_seed(args.seed)
+        search = hint_search(state, spec=args.bot, seed=args.seed,
+                             budget=(args.iterations, args.time_ms, args.depth),
+                             limits=LOCAL_LIMITS, perspective=args.perspective)
     except RequestError as exc:
         raise CliError(str(exc)) from None
     for report in search.reports(interval_ms):
-        yield convert.hint_response(report, request.max_moves)
+        yield convert.hint_response(report, 0)
 
 
 def _show_progress(reports: Iterator[Any], progress: Progress) -> Any:
@@ -385,15 +389,11 @@ def _title(state: engine.GameState) -> str:
 def cmd_hint(args: argparse.Namespace) -> int:
     """``gallerist hint``."""
     state = _load_state(args)
-    request = _request(args, state)
     progress = Progress("searching", stream=sys.stderr, every=1.0)
     if args.local:
-        try:
-            check_interval(args.interval_ms, LOCAL_LIMITS)
-        except RequestError as exc:
-            raise CliError(str(exc)) from None
-        final = _show_progress(_local_reports(request, float(args.interval_ms)), progress)
+        final = _show_progress(_local_reports(args, state), progress)
     else:
+        request = _request(args, state)
         timeout = args.timeout or _default_timeout(args)
         with HintClient(args.address, token=args.token, tls=args.tls,
                         ca_file=args.tls_ca) as client:
