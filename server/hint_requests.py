@@ -1,8 +1,9 @@
 """From a hint request to a search: the checks a hint needs beyond the limits (the
 position, the mover's cards), the bot built from its spec and the budget sized.
 
-The servicer (`SuggestMoves`, `AnalyzeStream`) and ``gallerist hint --local`` both build
-their searches here, from engine objects: no protobuf in this module.
+The servicer (`SuggestMoves`, `AnalyzeStream`, once `server.convert` has read the
+request) and ``gallerist hint --local`` (from its options, with no request message) both
+build their searches here, from engine objects.
 """
 from __future__ import annotations
 
