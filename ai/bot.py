@@ -149,7 +149,8 @@ class BaseBot:
     search can be interrupted.
 
     The default budget comes from the bot's own options named like the `Budget` fields
-    (`iterations`, `time_ms`, `depth`), when it has them.
+    (`iterations`, `time_ms`, `depth`), when it has them. A bot may keep state between
+    calls (MCTS continues its tree, `reuse`), so each search should own its bot.
     """
 
     name: str = "bot"
