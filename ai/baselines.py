@@ -9,11 +9,11 @@ import numpy as np
 import engine
 from ai._evaluation import HeuristicEvaluator, evaluate
 from ai._greedy import greedy_line, greedy_moves
-from ai.bot import Analysis, Budget, MoveInfo, decision_player
+from ai.bot import Analysis, BaseBot, Budget, MoveInfo, decision_player
 from engine.actions import action_to_string
 
 
-class RandomBot:
+class RandomBot(BaseBot):
     """Picks a legal action uniformly at random (seeded numpy Generator)."""
 
     name = "random"
@@ -46,7 +46,7 @@ class RandomBot:
         return int(legal[int(self.rng.integers(len(legal)))])
 
 
-class GreedyBot:
+class GreedyBot(BaseBot):
     """One step of lookahead with the shared evaluation, at the scale of a turn: each
     legal move is scored by the mover's estimated money margin once the rest of its turn
     is played by one-step greedy choices (chance outcomes sampled), because most single

@@ -1,7 +1,9 @@
-"""The bot interface: a budget in, an Analysis out."""
+"""The bot interface: a budget in, an Analysis out (`Bot`), and `BaseBot`, the defaults
+every bot inherits: anytime analysis with periodic reports, `stop()`, the default budget."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -9,6 +11,11 @@ import engine
 from engine.actions import action_to_string
 
 ActionId = int
+
+#: The shortest time budget a search is given, in ms: enough for every bot to rank every
+#: legal move by its static evaluation (a chunk of an anytime search, or a search whose
+#: deadline leaves almost nothing).
+MIN_SEARCH_MS = 0.5
 
 
 @dataclass(frozen=True)
@@ -81,7 +88,11 @@ class MoveInfo:
 
 @dataclass
 class Analysis:
-    """A bot's analysis of a decision point: the moves best first, and root statistics."""
+    """A bot's analysis of a decision point: the moves best first, and root statistics.
+
+    `final` is False for the partial analyses an anytime search reports while it goes on
+    (`BaseBot.analyses`); `analyze` always returns a final one.
+    """
 
     player: int
     bot: str
@@ -90,6 +101,7 @@ class Analysis:
     nodes: int = 0
     depth: int = 0
     elapsed_ms: float = 0.0
+    final: bool = True
 
     @property
     def best(self) -> MoveInfo:
@@ -113,13 +125,79 @@ class Analysis:
 
 
 class Bot(Protocol):
-    """What every bot provides."""
+    """What every bot provides (`BaseBot` gives the defaults of all but `analyze`)."""
 
     name: str
 
     def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis: ...
 
     def choose(self, state: engine.GameState) -> ActionId: ...
+
+    def analyses(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
+                 interval_ms: float = 250.0) -> Iterator[Analysis]: ...
+
+    def stop(self) -> None: ...
+
+    def default_budget(self) -> Budget: ...
+
+    def budget_for(self, requested: Budget) -> Budget: ...
+
+
+class BaseBot:
+    """The defaults of the `Bot` protocol. A bot defines `name` and `analyze`; it
+    overrides `analyses` when it can report while it searches, and `stop` when a running
+    search can be interrupted.
+
+    The default budget comes from the bot's own options named like the `Budget` fields
+    (`iterations`, `time_ms`, `depth`), when it has them. A bot may keep state between
+    calls (MCTS continues its tree, `reuse`), so each search should own its bot.
+    """
+
+    name: str = "bot"
+
+    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
+        raise NotImplementedError
+
+    def choose(self, state: engine.GameState) -> ActionId:
+        """The best move of `analyze` with the bot's own budget."""
+        return self.analyze(state).best.action
+
+    def analyses(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
+                 interval_ms: float = 250.0) -> Iterator[Analysis]:
+        """Anytime analysis: partial analyses about every `interval_ms` (each covering the
+        whole search so far, `final` False), then the final one. This default cannot
+        report partially: it yields only the final analysis.
+
+        Args:
+            state: a decision point.
+            budget: as for `analyze`.
+            interval_ms: time between partial analyses, ms (> 0).
+        """
+        yield self.analyze(state, budget)
+
+    def stop(self) -> None:
+        """Ask a running search to stop soon (it returns what it has); the request
+        sticks for later searches. This default only records it (`stop_requested`): a
+        bot without a long search finishes soon anyway."""
+        self._stop_requested = True
+
+    @property
+    def stop_requested(self) -> bool:
+        """True once `stop()` was called."""
+        return bool(getattr(self, "_stop_requested", False))
+
+    def default_budget(self) -> Budget:
+        """The budget the bot applies when a call gives none (all zeros): its options."""
+        return Budget(iterations=int(getattr(self, "iterations", 0) or 0),
+                      time_ms=float(getattr(self, "time_ms", 0.0) or 0.0),
+                      depth=int(getattr(self, "depth", 0) or 0))
+
+    def budget_for(self, requested: Budget) -> Budget:
+        """The budget a call asking for `requested` applies: all zeros mean
+        `default_budget()`; a bot that needs a stopping rule of its own adds it."""
+        if requested.iterations or requested.time_ms or requested.depth:
+            return requested
+        return self.default_budget()
 
 
 def decision_player(state: engine.GameState) -> int:

@@ -1,19 +1,21 @@
 """Expectimax: depth-limited search over decision points with chance points weighted."""
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import engine
 from ai._evaluation import WIN_TEMPERATURE, Evaluator, HeuristicEvaluator
 from ai._expectimax import ExpectimaxEngine
-from ai.bot import Analysis, Budget, MoveInfo, decision_player
+from ai.bot import MIN_SEARCH_MS, Analysis, BaseBot, Budget, MoveInfo, decision_player
 from engine.actions import action_to_string
 
 
-class ExpectimaxBot:
+class ExpectimaxBot(BaseBot):
     """Expectimax with iterative deepening.
 
     Depth counts decisions (a turn is several). Chance points are weighted by their
@@ -127,3 +129,40 @@ class ExpectimaxBot:
 
     def choose(self, state: engine.GameState) -> int:
         return self.analyze(state).best.action
+
+    # ------------------------------------------------------------------ the Bot protocol
+
+    def analyses(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
+                 interval_ms: float = 250.0) -> Iterator[Analysis]:
+        """Deepen one depth at a time, yielding the analysis of each completed depth
+        (at most one per `interval_ms`) while time is left; the last one, final, is the
+        deepest completed."""
+        b = self.budget_for(Budget.of(budget))
+        max_depth = int(b.depth or self.depth)
+        t0 = time.perf_counter()
+
+        def elapsed_ms() -> float:
+            return (time.perf_counter() - t0) * 1000.0
+
+        def left_ms() -> float:
+            return b.time_ms - elapsed_ms() if b.time_ms else float("inf")
+
+        last: Analysis | None = None
+        last_sent = 0.0
+        for depth in range(1, max_depth + 1):
+            left = left_ms()
+            if last is not None and (self.stop_requested or left <= 0):
+                break
+            analysis = self.analyze(state, Budget(
+                depth=depth, time_ms=max(MIN_SEARCH_MS, left) if b.time_ms else 0.0))
+            complete = analysis.depth >= depth
+            if last is None or analysis.depth >= last.depth:
+                last = analysis
+            if not complete:
+                break
+            now = elapsed_ms()
+            if depth < max_depth and now - last_sent >= interval_ms and left_ms() > 0:
+                last_sent = now
+                yield dataclasses.replace(last, final=False)
+        assert last is not None
+        yield last

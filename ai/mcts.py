@@ -1,20 +1,22 @@
 """MCTS: UCT with a value vector per node, determinization, root-parallel threads."""
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import engine
 from ai._evaluation import WIN_TEMPERATURE, Evaluator, HeuristicEvaluator
 from ai._mcts import MctsEngine
 from ai._rollout import POLICIES, RolloutEvaluator
-from ai.bot import Analysis, Budget, MoveInfo, decision_player
+from ai.bot import MIN_SEARCH_MS, Analysis, BaseBot, Budget, MoveInfo, decision_player
 from engine.actions import action_to_string
 
 
-class MctsBot:
+class MctsBot(BaseBot):
     """Monte Carlo tree search.
 
     Each iteration works on a resample of what the player to move cannot see (the
@@ -57,6 +59,8 @@ class MctsBot:
     """
 
     name = "mcts"
+    #: Iterations of a search whose budget has neither iterations nor a time limit.
+    FALLBACK_ITERATIONS = 1000
 
     def __init__(self, evaluator: Evaluator | None = None, *, seed: int = 0,
                  iterations: int = 0, time_ms: float = 0.0, threads: int = 1, c: float = 0.7,
@@ -121,7 +125,7 @@ class MctsBot:
         else:
             iterations, time_ms = int(self.iterations), float(self.time_ms)
         if iterations <= 0 and time_ms <= 0:
-            iterations = 1000
+            iterations = self.FALLBACK_ITERATIONS
         legal = state.legal_actions()
         with self._lock:
             t0 = time.perf_counter()
@@ -171,3 +175,56 @@ class MctsBot:
 
     def choose(self, state: engine.GameState) -> int:
         return self.analyze(state).best.action
+
+    # ------------------------------------------------------------------ the Bot protocol
+
+    def _with_stopping_rule(self, budget: Budget) -> Budget:
+        """MCTS needs a stopping rule: with neither iterations nor time it runs
+        FALLBACK_ITERATIONS (a time cap added later must not be the only limit)."""
+        if budget.iterations or budget.time_ms:
+            return budget
+        return dataclasses.replace(budget, iterations=self.FALLBACK_ITERATIONS)
+
+    def default_budget(self) -> Budget:
+        """The bot's options (iterations, time_ms), or FALLBACK_ITERATIONS."""
+        return self._with_stopping_rule(BaseBot.default_budget(self))
+
+    def budget_for(self, requested: Budget) -> Budget:
+        """`requested` (all zeros: the default budget), with the stopping rule."""
+        return self._with_stopping_rule(BaseBot.budget_for(self, requested))
+
+    def analyses(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
+                 interval_ms: float = 250.0) -> Iterator[Analysis]:
+        """Search in chunks of about `interval_ms`, one tree continued across chunks
+        (tree reuse, whatever the `reuse` option), yielding the analysis of the whole
+        search so far after each chunk; the last one is final. Iterations are counted
+        over the whole search, time from the first chunk."""
+        b = self.budget_for(Budget.of(budget))
+        t0 = time.perf_counter()
+        total = b.iterations
+        reuse, self.reuse = self.reuse, True
+        try:
+            last: Analysis | None = None
+            while True:
+                left_ms = (b.time_ms - (time.perf_counter() - t0) * 1000.0
+                           if b.time_ms else float("inf"))
+                done = last.iterations if last is not None else 0
+                over = self.stop_requested or left_ms <= 0 or (total > 0 and done >= total)
+                if over and last is not None:
+                    yield last
+                    return
+                chunk = Budget(iterations=max(0, total - done) if total else 0,
+                               time_ms=max(MIN_SEARCH_MS, min(interval_ms, left_ms)))
+                analysis = self.analyze(state, chunk)
+                if last is not None and analysis.iterations < done:
+                    # the tree was restarted (it had grown past half of max_nodes)
+                    analysis.iterations += done
+                last = analysis
+                left_ms = (b.time_ms - (time.perf_counter() - t0) * 1000.0
+                           if b.time_ms else float("inf"))
+                if self.stop_requested or left_ms <= 0 or (total > 0 and last.iterations >= total):
+                    yield last
+                    return
+                yield dataclasses.replace(last, final=False)
+        finally:
+            self.reuse = reuse

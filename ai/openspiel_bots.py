@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 import engine
-from ai.bot import Analysis, Budget, MoveInfo, decision_player
+from ai.bot import Analysis, BaseBot, Budget, MoveInfo, decision_player
 from engine.actions import action_to_string
 
 ActionId = int
@@ -48,7 +48,7 @@ def _evaluated_move(state: engine.GameState, player: int, action: ActionId, **fi
     return MoveInfo(action=action, notation=action_to_string(action), expected_money=money, **fields)
 
 
-class OpenSpielMctsBot:
+class OpenSpielMctsBot(BaseBot):
     """OpenSpiel's MCTS (UCT, random-rollout evaluator) on one determinization.
 
     ``impl="cpp"`` (default) runs OpenSpiel's C++ ``MCTSBot.mcts_search`` with its C++
@@ -214,7 +214,7 @@ class OpenSpielMctsBot:
         return pv
 
 
-class OpenSpielRandomBot:
+class OpenSpielRandomBot(BaseBot):
     """OpenSpiel's uniform random bot (``pyspiel.make_uniform_random_bot``), one per seat.
 
     Args:

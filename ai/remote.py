@@ -1,12 +1,13 @@
 """A bot that asks a running hint service for every move:
 "remote:HOST:PORT,bot=mcts,iterations=500" (options other than timeout and token are
-passed on as the remote bot's spec, validated by the server)."""
+passed on as the remote bot's spec, validated by the server). It talks to the service
+through the one client, `ai.hint_client.HintClient`."""
 from __future__ import annotations
 
 from typing import Any
 
 import engine
-from ai.bot import Analysis, Budget, MoveInfo, decision_player
+from ai.bot import Analysis, BaseBot, Budget, MoveInfo, decision_player
 
 _OWN_OPTIONS = ("timeout", "token")
 
@@ -43,37 +44,33 @@ def parse_remote_spec(rest: str) -> dict[str, Any]:
     return out
 
 
-class RemoteBot:
+class RemoteBot(BaseBot):
     """Asks a GalleristAI service (SuggestMoves) for each move, sending the player's view."""
 
     name = "remote"
 
     def __init__(self, *, seed: int = 0, address: str, bot_spec: str = "mcts",
                  timeout: float = 60.0, token: str = "") -> None:
-        import grpc
-
-        from proto.gallerist.v1 import hints_pb2_grpc
+        from ai.hint_client import HintClient
 
         self.seed = seed
         self.address = address
         self.bot_spec = bot_spec
         self.timeout = timeout
-        self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
-        self._channel = grpc.insecure_channel(address)
-        self._stub = hints_pb2_grpc.GalleristAIStub(self._channel)
+        self._client = HintClient(address, token=token or None)
         self._calls = 0
 
     def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
-        from proto.gallerist.v1 import hints_pb2
+        from ai.hint_client import hint_request
 
         player = decision_player(state)
         b = Budget.of(budget)
         self._calls += 1
-        request = hints_pb2.HintRequest(
-            state=state.view(player).to_proto(), bot_spec=self.bot_spec,
-            budget=hints_pb2.Budget(iterations=int(b.iterations), time_ms=int(b.time_ms), depth=int(b.depth)),
+        request = hint_request(
+            state.view(player), bot=self.bot_spec, iterations=int(b.iterations),
+            time_ms=int(b.time_ms), depth=int(b.depth),
             seed=(self.seed * 1_000_003 + self._calls) % (1 << 63), perspective=player)
-        reply = self._stub.SuggestMoves(request, timeout=self.timeout, metadata=self._metadata)
+        reply = self._client.suggest(request, timeout=self.timeout)
         moves = [MoveInfo(action=m.action, notation=m.notation, visits=m.visits, depth=m.depth,
                           expected_money=list(m.expected_money), win_probability=m.win_probability,
                           value=m.value, pv=list(m.pv)) for m in reply.moves]
@@ -81,8 +78,5 @@ class RemoteBot:
         return Analysis(player=player, bot=f"remote:{reply.bot}", moves=moves, iterations=st.iterations,
                         nodes=st.nodes, depth=st.depth, elapsed_ms=st.elapsed_ms)
 
-    def choose(self, state: engine.GameState) -> int:
-        return self.analyze(state).best.action
-
     def close(self) -> None:
-        self._channel.close()
+        self._client.close()

@@ -1,7 +1,12 @@
 """Bots from short spec strings: "mcts:iterations=2000,threads=2", "expectimax:depth=3",
-"greedy", "random", and "remote:HOST:PORT,bot=mcts,..." (a running hint service)."""
+"greedy", "random", and "remote:HOST:PORT,bot=mcts,..." (a running hint service).
+
+The one parser (`parse_spec`) and factory (`make_bot`) of bot specs: the arena, the
+command line and the service all build their bots here.
+"""
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Any, Callable
 
@@ -54,6 +59,15 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     unknown bot or option)."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"bot spec must be a non-empty string, got {spec!r}")
+    name, items = _parse(spec)
+    return name, dict(items)
+
+
+@functools.lru_cache(maxsize=512)
+def _parse(spec: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
+    """`parse_spec`, remembered: it inspects the bot's signature, which costs about
+    0.1 ms, and a service is sent the same few specs again and again. Errors are not
+    cached."""
     name, _, rest = spec.strip().partition(":")
     name = name.strip().lower()
     defaults = bot_options(name)
@@ -67,7 +81,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             raise ValueError(f"unknown option {key!r} for bot {name!r}; "
                              f"known: {', '.join(sorted(defaults)) or 'none'}")
         opts[key] = _convert(name, key, value.strip(), defaults[key])
-    return name, opts
+    return name, tuple(opts.items())
 
 
 def make_bot(spec: str, seed: int = 0) -> Any:

@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from ai.arena import run_tournament  # noqa: E402
+from ai.arena import run_tournament
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,11 +20,7 @@ import os
 import sys
 from typing import Any
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-if BENCH not in sys.path:
-    sys.path.insert(0, BENCH)
-
-from loadtest import DEFAULT_OUT, run  # noqa: E402
+from server.load.driver import DEFAULT_OUT, run
 
 #: (budget mix, workers per server, replicas, SuggestMoves users, game players)
 MATRIX: list[tuple[str, int, int, int, int]] = [

@@ -26,10 +26,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root
-
-import engine  # noqa: E402
-from engine.state import GameState, bench_core, new_game, random_playouts  # noqa: E402
+import engine
+from engine.state import GameState, bench_core, new_game, random_playouts
 
 PLAYER_COUNTS = (2, 3, 4)
 

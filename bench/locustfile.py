@@ -50,7 +50,6 @@ import json
 import logging
 import os
 import random
-import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -66,16 +65,11 @@ import grpc.experimental.gevent as grpc_gevent
 # gRPC's C core must cooperate with gevent's loop; before any channel exists.
 grpc_gevent.init_gevent()
 
-BENCH = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(BENCH)
-for _path in (ROOT, BENCH):
-    if _path not in sys.path:
-        sys.path.insert(0, _path)
-
 from google.protobuf import json_format  # noqa: E402
 
-from loadlib import DEFAULT_BUDGETS, DEFAULT_CORPUS, BudgetMix, load_corpus  # noqa: E402
 from proto.gallerist.v1 import hints_pb2, hints_pb2_grpc, state_pb2  # noqa: E402
+from server.load.corpus import DEFAULT_CORPUS, load_corpus  # noqa: E402
+from server.load.mix import DEFAULT_BUDGETS, BudgetMix  # noqa: E402
 
 log = logging.getLogger("gallerist.locust")
 

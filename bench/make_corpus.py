@@ -32,12 +32,10 @@ import sys
 import time
 from typing import Any
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
+import engine
+from engine.actions import decision_kind
 
-import engine  # noqa: E402
-from engine.actions import decision_kind  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 #: Where the load test looks for its corpus.
 DEFAULT_CORPUS = os.path.join(ROOT, "bench", "corpus", "states.jsonl.gz")

@@ -31,17 +31,14 @@ import argparse
 import json
 import os
 import platform
-import sys
 from typing import Any, Callable
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import engine  # noqa: E402
-from ai.arena import format_report, run_tournament  # noqa: E402
-from ai.bot import Budget  # noqa: E402
-from ai.mcts import MctsBot  # noqa: E402
-from ai.openspiel_bots import OpenSpielMctsBot  # noqa: E402
-from positions import sample_states  # noqa: E402
+import engine
+from ai.arena import format_report, run_tournament
+from ai.bot import Budget
+from ai.mcts import MctsBot
+from ai.openspiel_bots import OpenSpielMctsBot
+from positions import sample_states
 
 
 def _timed(search: Callable[[], tuple[int, float]], repeat: int) -> tuple[int, float]:

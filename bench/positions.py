@@ -1,8 +1,9 @@
 """Positions for the benchmarks: decision points reached by seeded random play.
 
 `bench/search_bench.py`, `bench/openspiel_bench.py` and `bench/service_bench.py` import
-it (a bench puts the repository root on ``sys.path`` first, for ``engine``). The same
-arguments always give the same states, so the published figures can be reproduced.
+it (a bench run as ``python bench/x.py`` finds it next to itself, and ``engine`` is the
+installed package). The same arguments always give the same states, so the published
+figures can be reproduced.
 """
 from __future__ import annotations
 

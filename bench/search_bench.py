@@ -13,15 +13,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-import engine  # noqa: E402
-import ai  # noqa: E402
-from ai.play import play_game  # noqa: E402
-from positions import sample_states  # noqa: E402
+import engine
+import ai
+from ai.play import play_game
+from positions import sample_states
 
 
 def mcts_speed(states: list[engine.GameState], threads: int, iterations: int) -> dict:

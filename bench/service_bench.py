@@ -41,19 +41,19 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+import engine
+from ai.hint_client import HintClient, hint_request
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from positions import mid_game_states
+from proto.gallerist.v1 import hints_pb2
+from server import convert
+from server.demo_state import demo_state
+from server.hint_requests import hint_search
+from server.limits import Limits
+from server.state_cache import StateCache
+from server.text import Progress
 
-import engine  # noqa: E402
-from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
-from positions import mid_game_states  # noqa: E402
-from proto.gallerist.v1 import hints_pb2  # noqa: E402
-from server import convert  # noqa: E402
-from server.client import HintClient, hint_request  # noqa: E402
-from server.demo_state import demo_state  # noqa: E402
-from server.limits import Limits  # noqa: E402
-from server.state_cache import StateCache  # noqa: E402
-from server.text import Progress  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def percentile(xs: list[float], q: float) -> float:
@@ -90,10 +90,9 @@ class ChildServer:
     """`python -m server serve --port 0` in a child process."""
 
     def __init__(self, workers: int) -> None:
-        env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "server", "serve", "--port", "0", "--workers", str(workers),
-             "--log-level", "WARNING"], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+             "--log-level", "WARNING"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         match = re.search(r"listening on \S+:(\d+)", line)
@@ -132,7 +131,7 @@ def conversions(state: engine.GameState, n: int) -> dict[str, float]:
     data = request.SerializeToString()
     cache = StateCache(8)
     cache.get(msg)
-    search = convert.search_for_request(request, Limits())
+    search = hint_search(state, spec="mcts", seed=0, budget=(1, 0, 0), limits=Limits())
     report = search.run()
     response = convert.hint_response(report, 0)
     return {

@@ -5,7 +5,7 @@ one until SIGTERM; `HintClient` talks to one. The protocol is
 proto/gallerist/v1/hints.proto.
 """
 from server.app import GalleristServer, create_server, serve
-from server.client import HintClient, hint_request
+from ai.hint_client import HintClient, hint_request
 from server.limits import Limits, RequestError
 from server.servicer import SERVICE_NAME, GalleristServicer
 

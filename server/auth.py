@@ -13,17 +13,14 @@ from typing import Any
 
 import grpc
 
+from ai.hint_client import bearer_metadata
+
 __all__ = ["TokenInterceptor", "bearer_metadata"]
 
 log = logging.getLogger("gallerist.server")
 
 #: Methods that need no token.
 OPEN_METHODS = frozenset({"/grpc.health.v1.Health/Check", "/grpc.health.v1.Health/Watch"})
-
-
-def bearer_metadata(token: str | None) -> tuple[tuple[str, str], ...]:
-    """The call metadata that carries `token` (empty without one)."""
-    return (("authorization", f"Bearer {token}"),) if token else ()
 
 
 def _deny(method: str) -> Callable[[Any, grpc.ServicerContext], Any]:
@@ -46,7 +43,8 @@ class TokenInterceptor(grpc.ServerInterceptor):
     def __init__(self, token: str, open_methods: frozenset[str] = OPEN_METHODS) -> None:
         if not token:
             raise ValueError("the token must not be empty")
-        self._expected = f"Bearer {token}".encode()
+        ((_, expected),) = bearer_metadata(token)
+        self._expected = expected.encode()
         self._open = open_methods
 
     def intercept_service(self, continuation: Callable[[grpc.HandlerCallDetails], Any],

@@ -1,22 +1,24 @@
 """Translation between the service's messages (proto/gallerist/v1/hints.proto) and engine
-and bot objects. No gRPC here: a bad field is a `RequestError` naming it."""
+and bot objects, both ways, and nothing else: no gRPC, no bots, no limits. A field that
+does not translate is a `RequestError` naming it."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 import engine
 from ai.bot import Budget, MoveInfo
 from engine.actions import NOTATION, action_to_string, describe_decision, string_to_action
-from proto.gallerist.v1 import hints_pb2, state_pb2
-from server.limits import BOT_KINDS, Limits, RequestError, build_bot, check_budget
-from server.search import Report, Search, check_position, resolve_budget
+from proto.gallerist.v1 import hints_pb2
+from server.limits import RequestError
+from server.search import Report
 from server.state_cache import StateCache
 
-__all__ = ["action_from_request", "bot_spec", "budget_fields", "hint_response",
-           "legal_actions_response", "mover_cards_hidden", "position", "search_for_request",
-           "state_from_message"]
+__all__ = ["BOT_KINDS", "action_from_request", "bot_spec", "budget_fields", "hint_response",
+           "legal_actions_response", "perspective", "position", "state_from_message"]
+
+#: Bot names by `gallerist.v1.BotKind` number (0 = the server's default bot).
+BOT_KINDS: dict[int, str] = {1: "mcts", 2: "expectimax", 3: "greedy", 4: "random"}
 
 #: Longer notation text is rejected before it is looked up (or echoed in an error).
 MAX_NOTATION_CHARS = 64
@@ -57,24 +59,9 @@ def state_from_message(msg: Any, present: bool, field: str = "state",
         raise state_error(exc, field) from None
 
 
-def mover_cards_hidden(msg: Any, seat: int) -> None:
-    """Reject a state in which the cards of the seat to move are HIDDEN: the search
-    samples other players' cards, never the mover's own.
-
-    Raises:
-        RequestError: naming the hidden card.
-    """
-    player = msg.players[seat]
-    for name, hidden in (("curator", state_pb2.CURATOR_CARD_HIDDEN),
-                         ("dealer", state_pb2.DEALER_CARD_HIDDEN)):
-        if getattr(player, name) == hidden:
-            raise RequestError(f"state.players[{seat}].{name}",
-                               f"is HIDDEN, but seat {seat} is to move and the search needs "
-                               "the mover's own cards")
-
-
-def bot_spec(request: Any, limits: Limits) -> tuple[str, str]:
-    """The bot spec a HintRequest asks for, and the request field it came from."""
+def bot_spec(request: Any, default: str) -> tuple[str, str]:
+    """The bot spec a HintRequest asks for (`default` when it names none), and the
+    request field it came from."""
     which = request.WhichOneof("bot")
     if which == "bot_spec":
         return request.bot_spec, "bot_spec"
@@ -84,13 +71,18 @@ def bot_spec(request: Any, limits: Limits) -> tuple[str, str]:
             raise RequestError("bot_kind", f"{request.bot_kind} is not a BotKind "
                                            f"(known: {', '.join(hints_pb2.BotKind.keys())})")
         return name, "bot_kind"
-    return limits.default_bot, "bot_spec"
+    return default, "bot_spec"
 
 
 def budget_fields(request: Any) -> tuple[int, int, int]:
     """(iterations, time_ms, depth) of a HintRequest's budget (zeros when absent)."""
     b = request.budget
     return int(b.iterations), int(b.time_ms), int(b.depth)
+
+
+def perspective(request: Any) -> int | None:
+    """A HintRequest's perspective seat, or None when it has none."""
+    return request.perspective if request.HasField("perspective") else None
 
 
 def budget_message(budget: Budget) -> Any:
@@ -183,39 +175,3 @@ def action_from_request(request: Any) -> int:
         except engine.IllegalActionError as exc:
             raise RequestError("notation", str(exc)) from None
     raise RequestError("action", "missing: set action_id, notation or chance_seed")
-
-
-def search_for_request(request: Any, limits: Limits,
-                       search_ms: Callable[[], float | None] = lambda: None,
-                       make_bot: Callable[[str, int], Any] = build_bot,
-                       cache: StateCache | None = None) -> Search:
-    """The search a HintRequest asks for: the state validated (and reduced to the
-    perspective's view), the bot built, the budget checked and sized.
-
-    Args:
-        request: a `gallerist.v1.HintRequest` (bot spec and seed already checked).
-        limits: the limits to apply.
-        search_ms: returns the time left before the client's deadline less the reserve,
-            ms (None: no deadline); called once the state is validated and the bot
-            built, just before the search starts.
-        make_bot: builds a bot from a spec and a seed.
-        cache: validated states to reuse.
-
-    Returns:
-        The search, not started.
-
-    Raises:
-        RequestError: any field the server cannot accept.
-    """
-    state = state_from_message(request.state, request.HasField("state"), cache=cache)
-    perspective = request.perspective if request.HasField("perspective") else None
-    state, mover = check_position(state, perspective)
-    mover_cards_hidden(request.state, mover)
-    spec, field = bot_spec(request, limits)
-    try:
-        bot = make_bot(spec, request.seed)
-    except RequestError as exc:
-        raise RequestError(field, exc.problem) from None
-    requested = check_budget(*budget_fields(request), limits)
-    budget, deadline_limited = resolve_budget(bot, requested, limits, search_ms())
-    return Search(bot, state, budget, deadline_limited=deadline_limited)

@@ -7,19 +7,16 @@ into INVALID_ARGUMENT.
 """
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from typing import Any
 
-from ai.bot import Budget
-from ai.spec import BOTS, bot_options, parse_spec
+from ai.bot import Bot, Budget
+from ai.spec import make_bot, parse_spec
 
-__all__ = ["BOT_KINDS", "Limits", "RequestError", "build_bot", "check_budget",
-           "check_interval", "check_seed", "check_spec", "default_budget"]
+__all__ = ["Limits", "RequestError", "build_bot", "check_budget", "check_interval",
+           "check_seed", "check_spec"]
 
-#: Bot names by `gallerist.v1.BotKind` number (0 = the server's default bot).
-BOT_KINDS: dict[int, str] = {1: "mcts", 2: "expectimax", 3: "greedy", 4: "random"}
 #: Seeds are 0..2^63-1 (the bots add small offsets to them in 64-bit arithmetic).
 MAX_SEED = 2**63 - 1
 
@@ -132,10 +129,9 @@ def check_spec(spec: str, limits: Limits, *, field: str = "bot_spec") -> tuple[s
         raise RequestError(field, f"unknown bot {name!r}; this server offers "
                                   f"{', '.join(limits.bots)}")
     try:
-        name, items = _parse(spec)
+        name, opts = parse_spec(spec)
     except ValueError as exc:
         raise RequestError(field, str(exc)) from None
-    opts = dict(items)
     for key, value in opts.items():
         if isinstance(value, float) and not math.isfinite(value):
             raise RequestError(field, f"option {key}={value} must be a finite number")
@@ -152,36 +148,17 @@ def check_spec(spec: str, limits: Limits, *, field: str = "bot_spec") -> tuple[s
     return name, opts
 
 
-@functools.lru_cache(maxsize=512)
-def _parse(spec: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
-    """`ai.parse_spec`, remembered: it inspects the bot's signature, which costs about
-    0.1 ms, and clients send the same few specs again and again. Errors are not cached."""
-    name, opts = parse_spec(spec)
-    return name, tuple(opts.items())
-
-
-def build_bot(spec: str, seed: int, *, field: str = "bot_spec") -> Any:
-    """A new bot from a spec already checked by `check_spec` (bots keep state between
-    calls, so every search gets its own). The same as `ai.make_bot`, with the spec's
-    parse remembered.
+def build_bot(spec: str, seed: int, *, field: str = "bot_spec") -> Bot:
+    """A new bot (`ai.make_bot`) from a spec already checked by `check_spec` (bots keep
+    state between calls, so every search gets its own).
 
     Raises:
-        RequestError: the bot rejected an option value (naming it).
+        RequestError: the bot rejected an option value (naming the field).
     """
     try:
-        name, items = _parse(spec)
-        return BOTS[name](seed=seed, **dict(items))
-    except TypeError as exc:
-        raise RequestError(field, f"bad options for bot: {exc}") from None
+        return make_bot(spec, seed)  # type: ignore[no-any-return]
     except ValueError as exc:
         raise RequestError(field, str(exc)) from None
-
-
-def default_budget(bot: Any) -> Budget:
-    """The budget a bot uses when a request's budget is all zeros: its own options."""
-    return Budget(iterations=int(getattr(bot, "iterations", 0) or 0),
-                  time_ms=float(getattr(bot, "time_ms", 0.0) or 0.0),
-                  depth=int(getattr(bot, "depth", 0) or 0))
 
 
 def check_budget(iterations: int, time_ms: int, depth: int, limits: Limits) -> Budget:
@@ -216,13 +193,3 @@ def check_seed(seed: int, field: str = "seed") -> int:
     if not 0 <= seed <= MAX_SEED:
         raise RequestError(field, f"{seed} is outside 0..2^63-1")
     return seed
-
-
-def bot_names() -> list[str]:
-    """The names of the bots the server knows (for help texts)."""
-    return sorted(BOT_KINDS.values())
-
-
-def option_names(bot: str) -> list[str]:
-    """The options of a bot (for help texts)."""
-    return sorted(bot_options(bot))

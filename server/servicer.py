@@ -24,7 +24,9 @@ import grpc
 import engine
 from engine.actions import action_to_string, describe_decision
 from proto.gallerist.v1 import hints_pb2
+from ai.bot import Bot
 from server import convert
+from server.hint_requests import hint_search
 from server.limits import (
     Limits,
     RequestError,
@@ -154,8 +156,8 @@ def _streaming(method: _Method) -> _Handler:
 
 
 class GalleristServicer:
-    """The service. It only translates: checks in `server.limits`, searching in
-    `server.search`, messages in `server.convert`. Each rpc method takes the request
+    """The service. It only translates: checks in `server.limits`, searches built by
+    `server.hint_requests` and run by `server.search`, messages in `server.convert`. Each rpc method takes the request
     and the context (the wrapper adds the call's log record); `add_servicer` registers
     them under the names of hints.proto.
 
@@ -167,12 +169,12 @@ class GalleristServicer:
     """
 
     def __init__(self, *, limits: Limits, slots: SearchSlots,
-                 make_bot: Callable[[str, int], Any] | None = None,
+                 make_bot: Callable[[str, int], Bot] | None = None,
                  cache: StateCache | None = None) -> None:
         self.limits = limits
         self.slots = slots
         self.cache = cache
-        self._make_bot: Callable[[str, int], Any] = make_bot or build_bot
+        self._make_bot: Callable[[str, int], Bot] = make_bot or build_bot
 
     # ------------------------------------------------------------------ searches
 
@@ -183,17 +185,21 @@ class GalleristServicer:
             return self.limits.search_ms(
                 None if remaining is None or remaining > _NO_DEADLINE_S else remaining)
 
-        search = convert.search_for_request(request, self.limits, search_ms, self._make_bot,
-                                            self.cache)
+        state = convert.state_from_message(request.state, request.HasField("state"),
+                                           cache=self.cache)
+        spec, field = convert.bot_spec(request, self.limits.default_bot)
+        search = hint_search(state, spec=spec, seed=request.seed,
+                             budget=convert.budget_fields(request), limits=self.limits,
+                             perspective=convert.perspective(request), field=field,
+                             search_ms=search_ms, make_bot=self._make_bot)
         b = search.budget
-        call.budget = (f"{getattr(search.bot, 'name', '?')}/it={b.iterations},"
-                       f"ms={b.time_ms:.0f},d={b.depth}")
+        call.budget = f"{search.bot.name}/it={b.iterations},ms={b.time_ms:.0f},d={b.depth}"
         return search
 
     def _check_search_request(self, request: Any, call: _Call) -> int:
         """The checks that need no state (cheap, done before taking a slot). Returns
         the slots the search needs (its threads)."""
-        spec, field = convert.bot_spec(request, self.limits)
+        spec, field = convert.bot_spec(request, self.limits.default_bot)
         _, opts = check_spec(spec, self.limits, field=field)
         iterations, time_ms, depth = convert.budget_fields(request)
         call.budget = f"{spec}/it={iterations},ms={time_ms},d={depth}"

@@ -9,7 +9,7 @@ import pytest
 
 from ai.arena import (GameRecord, format_report, plot_ratings, read_records, replay, run_tournament,
                       schedule)
-from ai.arena_cli import main as arena_cli_main
+from server.cli import main as gallerist_main
 from ai.ratings import (GameResult, bradley_terry, pairwise_table, ratings, solo_summary, summarize,
                         wilson_interval)
 
@@ -115,7 +115,7 @@ def test_solo_schedule_and_summary() -> None:
 def test_solo_tournament_reports_mean_and_spread(tmp_path) -> None:
     """`--players 1`: games against Lacerda, records that replay, a per-bot score report."""
     out = tmp_path / "res.json"
-    rc = arena_cli_main(["arena", "random", "greedy", "--players", "1", "--games", "4",
+    rc = gallerist_main(["arena", "random", "greedy", "--players", "1", "--games", "4",
                          "--workers", "2", "--records", str(tmp_path / "g.jsonl"),
                          "--out", str(out), "--png", str(tmp_path / "r.png"), "--no-progress"])
     assert rc == 0
@@ -131,7 +131,7 @@ def test_solo_tournament_reports_mean_and_spread(tmp_path) -> None:
     assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     for rec in read_records(str(tmp_path / "g.jsonl")):
         assert len(rec.bots) == 1 and replay(rec).money() == rec.money
-    assert arena_cli_main(["replay", str(tmp_path / "g.jsonl"), "--game", "0"]) == 0
+    assert gallerist_main(["replay", str(tmp_path / "g.jsonl"), "--game", "0"]) == 0
 
 
 def test_replay_detects_a_tampered_record() -> None:
@@ -156,12 +156,12 @@ def test_unknown_bot_fails_before_any_game() -> None:
 
 def test_arena_cli_writes_results(tmp_path) -> None:
     out = tmp_path / "res.json"
-    rc = arena_cli_main(["arena", "random", "greedy", "--games", "2", "--workers", "1",
+    rc = gallerist_main(["arena", "random", "greedy", "--games", "2", "--workers", "1",
                          "--records", str(tmp_path / "g.jsonl"), "--out", str(out),
                          "--png", str(tmp_path / "r.png"), "--bootstrap", "10", "--no-progress"])
     assert rc == 0
     assert json.loads(out.read_text())["games"] == 2
-    assert arena_cli_main(["replay", str(tmp_path / "g.jsonl"), "--game", "1"]) == 0
+    assert gallerist_main(["replay", str(tmp_path / "g.jsonl"), "--game", "1"]) == 0
 
 
 def test_ray_backend_plays_the_same_games_as_local_workers() -> None:

@@ -1,9 +1,9 @@
 """The load test (issue 6): short headless locust runs against server subprocesses, and
-the pure helpers of bench/loadlib.py and bench/loadtest.py.
+the pure helpers of `server.load`.
 
 Locust runs in a child process (`bench/loadtest.py` starts the servers and locust): its
-import monkey-patches the process with gevent, which must not happen to pytest's. This
-module imports only bench modules that do not import locust.
+import monkey-patches the process with gevent, which must not happen to pytest's. No
+module of `server.load` imports locust.
 """
 from __future__ import annotations
 
@@ -17,14 +17,15 @@ from typing import Any
 
 import pytest
 
+from server.load import driver
+from server.load.corpus import DEFAULT_CORPUS, load_corpus
+from server.load.locust_csv import read_stats_csv
+from server.load.mix import BudgetMix
+from server.load.report import memory_verdict
+from server.load.servers import round_robin_target
+
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
-for _path in (str(ROOT), str(BENCH)):
-    if _path not in sys.path:
-        sys.path.insert(0, _path)
-
-import loadlib  # noqa: E402
-import loadtest  # noqa: E402
 
 
 def run_loadtest(tmp_path: Path, *args: str, timeout: float = 60) -> tuple[int, dict[str, Any], str]:
@@ -96,15 +97,15 @@ def test_interceptor_counts_bad_states_as_failures_with_status(tmp_path: Path) -
 
 def test_bad_options_exit_2(tmp_path: Path) -> None:
     """A bad budget mix is refused before anything starts."""
-    assert loadtest.main(["--budgets", "time_ms=abc", "--out", str(tmp_path)]) == 2
-    assert loadtest.main(["--duration", "0", "--out", str(tmp_path)]) == 2
+    assert driver.main(["--budgets", "time_ms=abc", "--out", str(tmp_path)]) == 2
+    assert driver.main(["--duration", "0", "--out", str(tmp_path)]) == 2
 
 
 # ---------------------------------------------------------------------------- helpers
 
 
 def test_budget_mix_parse_and_pick() -> None:
-    mix = loadlib.BudgetMix.parse("time_ms=10*3, iterations=500+time_ms=40, "
+    mix = BudgetMix.parse("time_ms=10*3, iterations=500+time_ms=40, "
                                   "expectimax/depth=2*0.5, greedy")
     labels = [c.label for c in mix.choices]
     assert labels == ["time_ms=10", "iterations=500+time_ms=40", "expectimax/depth=2", "greedy"]
@@ -117,7 +118,7 @@ def test_budget_mix_parse_and_pick() -> None:
     assert picks.count("time_ms=10") > picks.count("greedy") * 2
     for bad in ("", "time_ms=x", "nodes=3", "time_ms=5*0", "time_ms=-1", "/depth=2"):
         with pytest.raises(ValueError):
-            loadlib.BudgetMix.parse(bad)
+            BudgetMix.parse(bad)
 
 
 def test_corpus_covers_every_stage_and_player_count() -> None:
@@ -125,8 +126,8 @@ def test_corpus_covers_every_stage_and_player_count() -> None:
     points that the engine accepts, and small on disk."""
     import engine
 
-    corpus = loadlib.load_corpus()
-    assert os.path.getsize(loadlib.DEFAULT_CORPUS) < 300_000
+    corpus = load_corpus()
+    assert os.path.getsize(DEFAULT_CORPUS) < 300_000
     seen = {(c.players, c.stage) for c in corpus}
     for players in (2, 3, 4):
         for stage in ("opening", "early", "mid", "late", "final"):
@@ -139,26 +140,26 @@ def test_corpus_covers_every_stage_and_player_count() -> None:
 
 
 def test_parse_duration_and_target() -> None:
-    assert loadlib.parse_duration("5m") == 300.0
-    assert loadlib.parse_duration("1h2m3s") == 3723.0
-    assert loadlib.parse_duration("2.5") == 2.5
+    assert driver.parse_duration("5m") == 300.0
+    assert driver.parse_duration("1h2m3s") == 3723.0
+    assert driver.parse_duration("2.5") == 2.5
     for bad in ("5x", "m", "10s5"):
         with pytest.raises(ValueError):
-            loadlib.parse_duration(bad)
-    assert loadtest.round_robin_target(["127.0.0.1:1"]) == "127.0.0.1:1"
-    assert loadtest.round_robin_target(["127.0.0.1:1", "127.0.0.1:2"]) == \
+            driver.parse_duration(bad)
+    assert round_robin_target(["127.0.0.1:1"]) == "127.0.0.1:1"
+    assert round_robin_target(["127.0.0.1:1", "127.0.0.1:2"]) == \
         "ipv4:127.0.0.1:1,127.0.0.1:2"
 
 
 def test_memory_verdict() -> None:
     flat = [(t, 100.0 + (t % 20) * 0.1) for t in range(0, 300, 10)]
-    assert loadlib.memory_verdict(flat, 60)["flat"]
+    assert memory_verdict(flat, 60)["flat"]
     growing = [(t, 100.0 + t * 0.2) for t in range(0, 300, 10)]
-    verdict = loadlib.memory_verdict(growing, 60)
+    verdict = memory_verdict(growing, 60)
     assert not verdict["flat"] and verdict["slope_mb_per_min"] == pytest.approx(12.0)
     warm = [(0, 40.0), (10, 90.0)] + [(t, 100.0) for t in range(20, 100, 10)]
-    assert loadlib.memory_verdict(warm, 20)["flat"]            # warm-up growth is not judged
-    assert not loadlib.memory_verdict(warm[:2], 20)["flat"]    # nothing after warm-up
+    assert memory_verdict(warm, 20)["flat"]            # warm-up growth is not judged
+    assert not memory_verdict(warm[:2], 20)["flat"]    # nothing after warm-up
 
 
 def test_read_stats_csv(tmp_path: Path) -> None:
@@ -170,7 +171,7 @@ def test_read_stats_csv(tmp_path: Path) -> None:
                     "grpc,SuggestMoves,10,1,12,13.5,10,40,900,5.0,0.5,12,13,14,15,16,20,30,40,40,40,40\n"
                     ",Aggregated,10,1,12,13.5,10,40,900,5.0,0.5,12,13,14,15,16,20,30,40,40,40,40\n"
                     "grpc,Empty,0,0,0,0,0,0,0,0,0,N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A\n")
-    rows = loadlib.read_stats_csv(str(path))
+    rows = read_stats_csv(str(path))
     r = rows["SuggestMoves"]
     assert (r.requests, r.failures, r.rps, r.p50, r.p95, r.p99) == (10, 1, 5.0, 12, 20, 40)
     assert "Aggregated" in rows

@@ -1,20 +1,14 @@
 """Fixtures of the service tests: an in-process server on an ephemeral localhost port."""
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Iterator
 
 import pytest
+from server_testlib import running_server
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
-
-import engine  # noqa: E402
-from server import GalleristServer, HintClient  # noqa: E402
-from server.demo_state import demo_state  # noqa: E402
-from server_testlib import running_server  # noqa: E402
+import engine
+from server import GalleristServer, HintClient
+from server.demo_state import demo_state
 
 
 @pytest.fixture(scope="module")

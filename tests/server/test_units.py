@@ -146,3 +146,23 @@ def test_state_cache_serves_the_servers_own_states(demo: engine.GameState) -> No
     got.apply(got.legal_actions()[0])
     assert cache.get(back) == state
     StateCache(0).put(msg, state)                   # disabled: nothing kept, no error
+
+
+def test_bots_report_through_one_protocol(demo: engine.GameState) -> None:
+    """`analyses`: MCTS reports partial analyses (cumulative iterations, one tree) and a
+    final one; expectimax one per completed depth; a bot that cannot report partially
+    (greedy) gives only the final one. Every bot has stop() and a default budget."""
+    mcts = list(make_bot("mcts", seed=1).analyses(demo, Budget(iterations=3000), 1.0))
+    assert [a.final for a in mcts] == [False] * (len(mcts) - 1) + [True] and len(mcts) > 1
+    assert [a.iterations for a in mcts] == sorted(a.iterations for a in mcts)
+    assert mcts[-1].iterations == 3000
+    deep = list(make_bot("expectimax:depth=2").analyses(demo, Budget(time_ms=60_000), 0.001))
+    assert [(a.depth, a.final) for a in deep] == [(1, False), (2, True)]
+    greedy = make_bot("greedy")
+    assert [a.final for a in greedy.analyses(demo, None, 1.0)] == [True]
+    greedy.stop()
+    assert greedy.stop_requested
+    assert make_bot("mcts:time_ms=40").default_budget() == Budget(time_ms=40)
+    assert make_bot("mcts").default_budget() == Budget(iterations=1000)
+    assert make_bot("mcts").budget_for(Budget(depth=3)) == Budget(iterations=1000, depth=3)
+    assert make_bot("expectimax:depth=3").budget_for(Budget()) == Budget(depth=3)

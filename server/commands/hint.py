@@ -1,0 +1,158 @@
+"""``gallerist hint``: the best moves for a position, from a server or searched in this
+process (``--local``), with progress while it searches. Also the helpers ``demo`` shares:
+the request of a hint, its title, the default deadline, a failed call's message."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+
+import engine
+from ai.hint_client import HintClient, hint_request
+from engine.actions import describe_decision
+from server import convert
+from server.commands import CliError
+from server.commands.options import (
+    LOCAL_LIMITS,
+    add_client_options,
+    add_command,
+    add_demo_game,
+    add_search_options,
+)
+from server.demo_state import demo_state
+from server.hint_requests import hint_search
+from server.limits import Limits, RequestError, check_interval, check_seed, check_spec
+from server.text import Progress, format_hint
+
+__all__ = ["add", "default_timeout", "request", "rpc_failed", "run", "title"]
+
+
+def add(sub: Any) -> None:
+    """Add ``hint`` to the subcommands."""
+    p = add_command(
+        sub, "hint", run, help="ask for move hints for a position",
+        description="Print the best moves of the player to move, with their evaluations and the "
+                    "turn plan, for a state file (JSON, as written by 'gallerist new') or a "
+                    "demo position. Asks a server, or searches locally with --local. Partial "
+                    "results are shown as progress while it searches.")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("state", nargs="?", help="state file (JSON; '-' for stdin)")
+    src.add_argument("--demo", action="store_true",
+                     help="a generated mid-game position (see --demo-seed, --players)")
+    add_demo_game(p, players_help="players of the demo game")
+    p.add_argument("--local", action="store_true", help="search in this process, no server")
+    p.add_argument("--perspective", type=int, default=None, metavar="SEAT",
+                   help="ask as this seat: the other players' cards are treated as unknown")
+    p.add_argument("--interval-ms", type=int, default=250, metavar="MS",
+                   help="time between progress reports (default 250)")
+    p.add_argument("--board", action="store_true", help="print the board first")
+    p.add_argument("--json", action="store_true",
+                   help="print the final response as JSON instead of a table")
+    add_search_options(p)
+    add_client_options(p)
+
+
+def _load_state(args: argparse.Namespace) -> engine.GameState:
+    if args.demo:
+        return demo_state(seed=args.demo_seed, players=args.players)
+    try:
+        text = sys.stdin.read() if args.state == "-" else Path(args.state).read_text()
+    except OSError as exc:
+        raise CliError(f"cannot read {args.state}: {exc}") from None
+    try:
+        return engine.GameState.from_json(text)
+    except engine.InvalidStateError as exc:
+        raise CliError(f"{args.state}: not a valid state: {exc}") from None
+
+
+def request(args: argparse.Namespace, state: engine.GameState) -> Any:
+    """The HintRequest of the search options in `args`."""
+    return hint_request(state, bot=args.bot, iterations=args.iterations, time_ms=args.time_ms,
+                        depth=args.depth, max_moves=0, seed=args.seed,
+                        perspective=getattr(args, "perspective", None),
+                        report_interval_ms=getattr(args, "interval_ms", 0))
+
+
+def _local_reports(args: argparse.Namespace, state: engine.GameState) -> Iterator[Any]:
+    """The reports of a search in this process, as HintResponse messages."""
+    try:
+        interval_ms = check_interval(args.interval_ms, LOCAL_LIMITS)
+        check_spec(args.bot, LOCAL_LIMITS)
+        check_seed(args.seed)
+        search = hint_search(state, spec=args.bot, seed=args.seed,
+                             budget=(args.iterations, args.time_ms, args.depth),
+                             limits=LOCAL_LIMITS, perspective=args.perspective)
+    except RequestError as exc:
+        raise CliError(str(exc)) from None
+    for report in search.reports(interval_ms):
+        yield convert.hint_response(report, 0)
+
+
+def _show_progress(reports: Iterator[Any], progress: Progress) -> Any:
+    """Consume reports, showing each partial one; return the final one."""
+    final = None
+    for response in reports:
+        final = response
+        if not response.final and response.moves:
+            best = response.moves[0]
+            progress.update(0, f"{response.stats.elapsed_ms / 1000:.1f} s, "
+                               f"{response.stats.iterations:,} iterations, depth "
+                               f"{response.stats.depth}: best so far {best.notation} "
+                               f"({100 * best.win_probability:.0f}% win)")
+    progress.close()
+    if final is None:
+        raise CliError("the search sent no report")
+    return final
+
+
+def title(state: engine.GameState) -> str:
+    """The title line of a hint: the decision and everyone's money."""
+    money = ", ".join(f"P{p} ${m}" for p, m in enumerate(state.money()))
+    return f"Position: {describe_decision(state)} (money: {money})"
+
+
+def run(args: argparse.Namespace) -> int:
+    """``gallerist hint``."""
+    state = _load_state(args)
+    progress = Progress("searching", stream=sys.stderr, every=1.0)
+    if args.local:
+        final = _show_progress(_local_reports(args, state), progress)
+    else:
+        timeout = args.timeout or default_timeout(args)
+        with HintClient(args.address, token=args.token, tls=args.tls,
+                        ca_file=args.tls_ca) as client:
+            try:
+                final = _show_progress(client.analyze_stream(request(args, state),
+                                                             timeout=timeout), progress)
+            except grpc.RpcError as exc:
+                return rpc_failed(exc, args.address)
+    if args.json:
+        from google.protobuf import json_format
+        print(json.dumps(json_format.MessageToDict(final), indent=2))
+        return 0
+    if args.board:
+        print(state.render())
+        print()
+    print(format_hint(final, title=title(state), limit=args.moves))
+    return 0
+
+
+def default_timeout(args: argparse.Namespace) -> float:
+    """The deadline of a hint call without ``--timeout``: the budget + 10 s."""
+    return (args.time_ms or Limits().max_time_ms) / 1000.0 + 10.0
+
+
+def rpc_failed(exc: grpc.RpcError, address: str) -> int:
+    """Print a failed call (and a hint when the server is unreachable); exit status 1."""
+    code = exc.code() if hasattr(exc, "code") else None
+    details = exc.details() if hasattr(exc, "details") else str(exc)
+    name = code.name if code is not None else "ERROR"
+    print(f"error: {address}: {name}: {details}", file=sys.stderr)
+    if code == grpc.StatusCode.UNAVAILABLE:
+        print("(is 'gallerist serve' running there? or use --local)", file=sys.stderr)
+    return 1

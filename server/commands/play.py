@@ -1,0 +1,89 @@
+"""``gallerist play``: one game between bots in this process, printed move by move."""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+import engine
+from engine.actions import action_to_string, decision_kind
+from server.commands import CliError
+from server.commands.options import LOCAL_LIMITS, add_command
+from server.limits import RequestError, build_bot, check_spec
+
+__all__ = ["add", "run"]
+
+
+def add(sub: Any) -> None:
+    """Add ``play`` to the subcommands."""
+    p = add_command(
+        sub, "play", run, help="play a game between bots, move by move",
+        description="Play one game between bots (one spec per seat, 1 to 4; one bot plays solo "
+                    "against Lacerda) and print every decision and chance event, the board at "
+                    "each turn start, and the final scores.")
+    p.add_argument("bots", nargs="+", metavar="SPEC",
+                   help="bot spec per seat, e.g. mcts:iterations=300 greedy")
+    p.add_argument("--seed", type=int, default=0, help="game and bot seed (default 0)")
+    p.add_argument("--board", choices=("turn", "end", "none"), default="turn",
+                   help="print the board at every turn start (default), only at the end, "
+                        "or never")
+
+
+def _short(action: int) -> str:
+    text = action_to_string(action)
+    return f"[{text.removeprefix('chance:')}]" if text.startswith("chance:") else text
+
+
+def _bots(specs: list[str], seed: int) -> list[Any]:
+    """One bot per seat, each spec checked against the local limits."""
+    if not 1 <= len(specs) <= 4:
+        raise CliError(f"give 1 to 4 bot specs (one per seat; 1 = solo against Lacerda), "
+                       f"got {len(specs)}")
+    bots = []
+    for seat, spec in enumerate(specs):
+        try:
+            check_spec(spec, LOCAL_LIMITS, field=f"bot of seat {seat}")
+            bots.append(build_bot(spec, seed * 100 + seat, field=f"bot of seat {seat}"))
+        except RequestError as exc:
+            raise CliError(str(exc)) from None
+    return bots
+
+
+def run(args: argparse.Namespace) -> int:
+    """``gallerist play``."""
+    from ai.play import play_game
+
+    bots = _bots(args.bots, args.seed)
+    out = sys.stdout
+    t0 = time.perf_counter()
+    line: list[str] = []
+
+    def flush() -> None:
+        if line:
+            out.write("    " + " ".join(line) + "\n")
+            line.clear()
+
+    def on_action(state: engine.GameState, player: int, action: int) -> None:
+        if player != engine.CHANCE and decision_kind(state) == "turn-start":
+            flush()
+            if args.board == "turn":
+                out.write("\n" + state.render() + "\n")
+            out.write(f"P{player} ({args.bots[player]}), move {len(state.history)}, "
+                      f"{time.perf_counter() - t0:.1f} s:\n")
+        line.append(_short(action))
+        if len(" ".join(line)) > 90:
+            flush()
+        out.flush()
+
+    final = play_game(bots, seed=args.seed, on_action=on_action)
+    flush()
+    if args.board in ("turn", "end"):
+        out.write("\n" + final.render() + "\n")
+    out.write(f"\nFinal scores after {len(final.history)} actions "
+              f"({time.perf_counter() - t0:.1f} s):\n")
+    for p, score in enumerate(final.final_scores()):
+        steps = ", ".join(f"{k} {v}" for k, v in score.items() if k not in ("total", "money"))
+        out.write(f"  P{p} {args.bots[p]:<24} ${score['money']:>4}  ({steps})\n")
+    out.write("Winner(s): " + ", ".join(f"P{w}" for w in final.winners()) + "\n")
+    return 0

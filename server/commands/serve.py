@@ -1,0 +1,82 @@
+"""``gallerist serve``: run the gRPC hint service until SIGTERM or Ctrl-C."""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+from typing import Any
+
+from server.app import DEFAULT_PORT, GalleristServer, serve
+from server.commands import CliError
+from server.commands.options import add_command, add_limits
+from server.limits import Limits, RequestError
+
+__all__ = ["add", "run"]
+
+log = logging.getLogger("gallerist.cli")
+
+
+def add(sub: Any) -> None:
+    """Add ``serve`` to the subcommands."""
+    p = add_command(
+        sub, "serve", run, help="run the gRPC hint service",
+        description="Run the GalleristAI gRPC service, with gRPC health checking and server "
+                    "reflection. Stops gracefully on SIGTERM or Ctrl-C: health turns "
+                    "NOT_SERVING and calls in flight finish. Logs one line per call.")
+    p.add_argument("--host", default="localhost",
+                   help="interface to listen on (default localhost; 0.0.0.0 or [::] for "
+                        "every interface: then use --token and TLS)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT,
+                   help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
+    p.add_argument("--workers", type=int, default=max(1, min(8, os.cpu_count() or 2)),
+                   help="searches that may run at once; more get RESOURCE_EXHAUSTED "
+                        "(default: the number of cores, at most 8)")
+    p.add_argument("--max-rpcs", type=int, default=0, metavar="N",
+                   help="calls accepted at once, queued ones included (default: twice the "
+                        "thread pool of workers + 4)")
+    p.add_argument("--state-cache", type=int, default=256, metavar="N",
+                   help="validated states kept to skip validating a state sent again "
+                        "(default 256; 0 disables)")
+    add_limits(p)
+    g = p.add_argument_group("security")
+    g.add_argument("--tls-cert", metavar="PEM", help="server certificate chain (with --tls-key)")
+    g.add_argument("--tls-key", metavar="PEM", help="private key of the certificate")
+    g.add_argument("--token", default=os.environ.get("GALLERIST_TOKEN"),
+                   help="require 'authorization: Bearer TOKEN' on every call but health "
+                        "checks (default: $GALLERIST_TOKEN, if set)")
+    p.add_argument("--grace", type=float, default=10.0, metavar="S",
+                   help="seconds calls in flight may take to finish at shutdown (default 10)")
+    p.add_argument("--drain", type=float, default=0.0, metavar="S",
+                   help="seconds to keep serving after health turns NOT_SERVING (default 0)")
+    p.add_argument("--log-level", default="INFO",
+                   choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="default INFO")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``gallerist serve``."""
+    logging.basicConfig(level=getattr(logging, args.log_level),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        limits = Limits(max_iterations=args.max_iterations, max_time_ms=args.max_time_ms,
+                        max_depth=args.max_depth, max_threads=args.max_threads,
+                        max_nodes=args.max_nodes, default_bot=args.default_bot)
+    except (ValueError, RequestError) as exc:
+        raise CliError(f"bad limit: {exc}") from None
+
+    if args.host not in ("localhost", "127.0.0.1", "::1", "[::1]") and not args.token:
+        log.warning("listening on %s without --token: anyone who can reach the port can use "
+                    "the service", args.host)
+
+    def ready(server: GalleristServer) -> None:
+        print(f"listening on {server.address} (workers {args.workers}"
+              f"{', TLS' if args.tls_cert else ''}{', token required' if args.token else ''})",
+              flush=True)
+
+    try:
+        serve(f"{args.host}:{args.port}", grace=args.grace, drain=args.drain, ready=ready,
+              workers=args.workers, limits=limits, tls_cert=args.tls_cert,
+              tls_key=args.tls_key, token=args.token or None, max_rpcs=args.max_rpcs or None,
+              state_cache=args.state_cache)
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+    return 0

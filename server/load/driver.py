@@ -1,0 +1,315 @@
+"""Load-test the GalleristAI service with locust: start servers, run locust headless,
+summarize, stop.
+
+Usage:
+    python bench/loadtest.py                                  # 60 s, 2 workers, default mix
+    python bench/loadtest.py --duration 30 --workers 1 --users 1 --budgets time_ms=10
+    python bench/loadtest.py --replicas 2 --workers 1         # 2 servers, round robin
+    python bench/loadtest.py --soak --duration 5m             # + memory over time, verdict
+    gallerist loadtest ...                                    # the same, from a checkout
+
+This module is the driver; `bench/loadtest.py` runs it.
+
+It starts ``--replicas`` server processes (``python -m server serve --host 127.0.0.1
+--port 0 --workers W``; each prints the port it bound), waits until each one's health
+check answers SERVING, and runs ``locust -f bench/locustfile.py --headless`` against them
+for ``--duration``: ``--users`` SuggestMoves clients (default: one per search slot, so the
+servers run flat out without refusing work) with budgets drawn from ``--budgets``, plus
+``--players`` clients playing whole games through NewGame/LegalActions/ApplyAction. With
+several replicas the locust host is one gRPC target over every address with client-side
+round-robin load balancing ("ipv4:127.0.0.1:P1,127.0.0.1:P2",
+``grpc.lb_policy_name=round_robin``). Statistics are reset once every user is spawned.
+
+It prints, per rpc (and per budget of the mix): requests, failures, requests/s and
+p50/p95/p99/max latency (locust's CSV: latencies rounded as locust rounds them), the
+hints per second, the failure count, the RESOURCE_EXHAUSTED retries, whether time budgets
+met p99 <= budget + 20 ms, and the servers' memory (RSS) and CPU and the load generator's
+CPU. It writes locust's CSV files (PREFIX_stats.csv, PREFIX_failures.csv,
+PREFIX_stats_history.csv), its HTML report and a JSON summary into ``--out``, then stops
+the servers (SIGTERM: graceful shutdown).
+
+``--soak`` samples the servers' RSS every ``--sample-s`` seconds (default 10), prints the
+series and judges it: after ``--warmup`` (default: a fifth of the run, at most 60 s)
+memory must stay within 10% ((max - min) / min, and last vs first).
+
+The exit status is 0 when the run had no failure (and, with --soak, memory was flat),
+1 otherwise, 2 for bad options.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from typing import Any
+
+from server.load.corpus import DEFAULT_CORPUS
+from server.load.locust_csv import read_failures_csv, read_stats_csv
+from server.load.mix import DEFAULT_BUDGETS, BudgetMix
+from server.load.report import format_summary, summarize
+from server.load.sampler import Sampler
+from server.load.servers import ROOT, ServerProcess, round_robin_target
+
+__all__ = ["DEFAULT_OUT", "DESCRIPTION", "LOCUSTFILE", "add_arguments", "main",
+           "parse_duration", "run", "run_from_args"]
+
+DESCRIPTION = __doc__.split("\n\n", 1)[0].replace("\n", " ")
+BENCH = os.path.join(ROOT, "bench")
+#: The locust users (of a source checkout).
+LOCUSTFILE = os.path.join(BENCH, "locustfile.py")
+DEFAULT_OUT = os.path.join(BENCH, "results")
+
+
+def locust_command(target: str, users: int, players: int, spawn_rate: float, seconds: float,
+                   prefix: str, html: str, budgets: str, retries: int, extra_json: str,
+                   corpus: str, hint_wait: float, play_wait: float,
+                   invalid_share: float) -> list[str]:
+    """The locust command line of a run."""
+    return [sys.executable, "-m", "locust", "-f", LOCUSTFILE, "--headless",
+            "-u", str(users + players), "-r", f"{spawn_rate:g}",
+            "-t", f"{max(1, round(seconds))}s", "--host", target, "--csv", prefix,
+            "--html", html, "--reset-stats", "--only-summary", "--stop-timeout", "0",
+            "--exit-code-on-error", "0", "--budgets", budgets, "--players", str(players),
+            "--retries", str(retries), "--extra-json", extra_json, "--corpus", corpus,
+            "--hint-wait", f"{hint_wait:g}", "--play-wait", f"{play_wait:g}",
+            "--invalid-share", f"{invalid_share:g}"]
+
+
+def run(*, duration: float = 60.0, users: int | None = None, players: int = 1,
+        spawn_rate: float = 10.0, workers: int = 2, replicas: int = 1,
+        budgets: str = DEFAULT_BUDGETS, retries: int = 5, out: str = DEFAULT_OUT,
+        name: str = "loadtest", soak: bool = False, sample_s: float | None = None,
+        warmup_s: float | None = None, corpus: str = DEFAULT_CORPUS, hint_wait: float = 0.0,
+        play_wait: float = 0.0, invalid_share: float = 0.0, server_args: list[str] | None = None,
+        server_nice: int = 0, quiet: bool = False) -> dict[str, Any]:
+    """Start the servers, run locust against them, stop them, and summarize.
+
+    Args:
+        duration: seconds of load after every user is spawned (statistics are reset then).
+        users: SuggestMoves clients (default: workers * replicas, one per search slot).
+        players: clients playing whole games.
+        spawn_rate: users started per second.
+        workers: search slots of each server.
+        replicas: servers, behind one round-robin channel.
+        budgets: the budget mix (see `server.load.mix.BudgetMix`).
+        retries: retries of RESOURCE_EXHAUSTED answers.
+        out: directory of the reports; files are named ``{name}_...``.
+        soak: judge the memory series (see the module docstring).
+        sample_s: seconds between memory samples (default 10 with soak, else 2).
+        warmup_s: samples before this are not judged (default duration / 5, at most 60).
+        corpus, hint_wait, play_wait, invalid_share: passed to the locustfile.
+        server_args: more ``gallerist serve`` options.
+        server_nice: niceness added to the servers, so that locust, sharing their cores,
+            gets a core as soon as it has work: otherwise its delays while both cores
+            search are counted against the servers.
+        quiet: print nothing.
+
+    Returns:
+        The summary (also written to ``{out}/{name}_summary.json``).
+    """
+    BudgetMix.parse(budgets)      # fail early on a bad mix
+    if workers < 1 or replicas < 1 or players < 0 or duration <= 0 or spawn_rate <= 0:
+        raise ValueError("workers, replicas, duration and spawn rate must be positive, "
+                         "players >= 0")
+    users = workers * replicas if users is None else users
+    if users < 0 or users + players < 1:
+        raise ValueError("need at least one user")
+    say = (lambda *a, **k: None) if quiet else print
+    os.makedirs(out, exist_ok=True)
+    prefix = os.path.join(out, name)
+    html = prefix + "_report.html"
+    extra_json = prefix + "_extra.json"
+    for suffix in ("_stats.csv", "_failures.csv", "_extra.json"):
+        if os.path.exists(prefix + suffix):
+            os.remove(prefix + suffix)
+    ramp_s = (users + players) / spawn_rate
+    # locust's -t counts from the start, spawning included; stats are reset after it.
+    run_s = duration + ramp_s
+    sample_s = sample_s or (10.0 if soak else 2.0)
+    if warmup_s is None:
+        warmup_s = min(60.0, duration / 5.0)
+    load_before = os.getloadavg()
+
+    servers: list[ServerProcess] = []
+    sampler: Sampler | None = None
+    try:
+        for r in range(replicas):
+            servers.append(ServerProcess(workers, f"{prefix}_server{r}.log", server_args,
+                                         nice=server_nice))
+        target = round_robin_target([s.address for s in servers])
+        say(f"{replicas} server(s) with {workers} worker(s) each at {target}; {users} "
+            f"SuggestMoves user(s) [{budgets}] + {players} game player(s) for "
+            f"{duration:g} s (+{ramp_s:.1f} s spawning); load average "
+            f"{load_before[0]:.2f} ({os.cpu_count()} cores)", flush=True)
+        cmd = locust_command(target, users, players, spawn_rate, run_s, prefix, html,
+                             budgets, retries, extra_json, corpus, hint_wait, play_wait,
+                             invalid_share)
+        sampler = Sampler([s.proc.pid for s in servers], sample_s)
+        t0 = time.monotonic()
+        with open(prefix + "_locust.log", "w", encoding="utf-8") as log:
+            locust = subprocess.Popen(cmd, cwd=ROOT, stdout=log,
+                                      stderr=subprocess.STDOUT)
+            sampler.watch_locust(locust.pid)
+            sampler.start()
+            try:
+                locust_rc = locust.wait(timeout=run_s + 120)
+            except subprocess.TimeoutExpired:
+                locust.kill()
+                locust_rc = locust.wait()
+            except BaseException:
+                locust.terminate()
+                locust.wait()
+                raise
+        wall = time.monotonic() - t0
+        sampler.stop()
+        if locust_rc != 0 or not os.path.exists(prefix + "_stats.csv"):
+            with open(prefix + "_locust.log", encoding="utf-8", errors="replace") as fh:
+                tail = fh.read()[-3000:]
+            raise RuntimeError(f"locust failed (exit {locust_rc}):\n{tail}")
+    finally:
+        if sampler is not None and sampler._thread.is_alive():
+            sampler.stop()
+        exit_codes = [s.stop() for s in servers]
+
+    stats = read_stats_csv(prefix + "_stats.csv")
+    failures = read_failures_csv(prefix + "_failures.csv")
+    extra: dict[str, Any] = {}
+    if os.path.exists(extra_json):
+        with open(extra_json, encoding="utf-8") as fh:
+            extra = json.load(fh)
+    summary = summarize(stats, failures, extra, sampler.samples if sampler else [],
+                        budgets=budgets, warmup_s=warmup_s, soak=soak,
+                        cpu_from_s=min(run_s / 2, ramp_s + 3.0))
+    summary.update({
+        "config": {"duration_s": duration, "users": users, "players": players,
+                   "spawn_rate": spawn_rate, "workers": workers, "replicas": replicas,
+                   "budgets": budgets, "retries": retries, "cores": os.cpu_count(),
+                   "target": target, "wall_s": wall},
+        "load_average_before": load_before, "load_average_after": os.getloadavg(),
+        "server_exit_codes": exit_codes,
+        "files": {"stats_csv": prefix + "_stats.csv", "failures_csv": prefix + "_failures.csv",
+                  "history_csv": prefix + "_stats_history.csv", "html": html,
+                  "locust_log": prefix + "_locust.log"},
+        "locust_command": " ".join(cmd),
+    })
+    with open(prefix + "_summary.json", "w", encoding="utf-8") as fh:
+        json.dump(summary, fh, indent=2, default=float)
+    if not quiet:
+        print(format_summary(summary))
+    return summary
+
+
+def parse_duration(text: str | float) -> float:
+    """Seconds from "90", "90s", "5m", "1h30m" (locust's own forms).
+
+    >>> parse_duration("1m30s"), parse_duration("45"), parse_duration(2)
+    (90.0, 45.0, 2.0)
+    """
+    if isinstance(text, (int, float)):
+        return float(text)
+    s = text.strip().lower()
+    try:
+        return float(s)
+    except ValueError:
+        pass
+    total, number = 0.0, ""
+    units = {"h": 3600.0, "m": 60.0, "s": 1.0}
+    for ch in s:
+        if ch.isdigit() or ch == ".":
+            number += ch
+        elif ch in units and number:
+            total += float(number) * units[ch]
+            number = ""
+        else:
+            raise ValueError(f"bad duration {text!r} (e.g. 30, 30s, 5m, 1h30m)")
+    if number:
+        raise ValueError(f"bad duration {text!r}: a number without a unit at the end")
+    return total
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of the load test (also those of ``gallerist loadtest``)."""
+    p.add_argument("--duration", default="60s",
+                   help="load time after spawning: 90, 90s, 5m (default 60s)")
+    p.add_argument("--users", type=int, default=None,
+                   help="SuggestMoves users (default: workers x replicas, one per search "
+                        "slot; more get RESOURCE_EXHAUSTED answers, retried)")
+    p.add_argument("--players", type=int, default=1,
+                   help="users playing whole games with LegalActions/ApplyAction (default 1)")
+    p.add_argument("--spawn-rate", type=float, default=10.0, help="users per second (default 10)")
+    p.add_argument("--workers", type=int, default=2,
+                   help="search slots of each server (default 2)")
+    p.add_argument("--replicas", type=int, default=1,
+                   help="servers behind one round-robin gRPC channel (default 1)")
+    p.add_argument("--budgets", default=DEFAULT_BUDGETS,
+                   help="SuggestMoves budget mix: [BOT/]FIELD=VALUE[*WEIGHT],... with FIELD "
+                        "iterations, time_ms or depth, e.g. 'time_ms=10*3,iterations=1000,"
+                        f"expectimax/depth=2,greedy' (default {DEFAULT_BUDGETS!r})")
+    p.add_argument("--retries", type=int, default=5,
+                   help="retries of a RESOURCE_EXHAUSTED answer (default 5; 0: a failure)")
+    p.add_argument("--hint-wait", type=float, default=0.0,
+                   help="seconds between one user's SuggestMoves calls (default 0)")
+    p.add_argument("--play-wait", type=float, default=0.0,
+                   help="seconds between one player's moves (default 0)")
+    p.add_argument("--corpus", default=DEFAULT_CORPUS, help="states for SuggestMoves")
+    p.add_argument("--invalid-share", type=float, default=0.0,
+                   help="fraction of SuggestMoves sent with a corrupted state, to check "
+                        "that failures are counted (default 0)")
+    p.add_argument("--out", default=DEFAULT_OUT,
+                   help="directory of the CSV, HTML and JSON reports (default bench/results)")
+    p.add_argument("--name", default="loadtest", help="file name prefix (default loadtest)")
+    p.add_argument("--soak", action="store_true",
+                   help="sample server memory over time, print it and judge whether it "
+                        "levelled off (flat within 10%% after warm-up)")
+    p.add_argument("--sample-s", type=float, default=None,
+                   help="seconds between memory samples (default 10 with --soak, else 2)")
+    p.add_argument("--warmup", default=None,
+                   help="warm-up excluded from the memory verdict (default: a fifth of "
+                        "the duration, at most 60 s)")
+    p.add_argument("--server-arg", action="append", default=[], metavar="ARG",
+                   help="extra 'gallerist serve' option, repeatable (e.g. "
+                        "--server-arg=--state-cache=0)")
+    p.add_argument("--server-nice", type=int, default=0, metavar="N",
+                   help="run the servers N steps nicer than locust, which shares their "
+                        "cores (default 0)")
+    p.add_argument("--json", metavar="FILE", help="also write the summary here")
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    """Run the load test from parsed options; the exit status."""
+    try:
+        summary = run(duration=parse_duration(args.duration), users=args.users,
+                      players=args.players, spawn_rate=args.spawn_rate, workers=args.workers,
+                      replicas=args.replicas, budgets=args.budgets, retries=args.retries,
+                      out=args.out, name=args.name, soak=args.soak, sample_s=args.sample_s,
+                      warmup_s=None if args.warmup is None else parse_duration(args.warmup),
+                      corpus=args.corpus, hint_wait=args.hint_wait, play_wait=args.play_wait,
+                      invalid_share=args.invalid_share, server_args=args.server_arg,
+                      server_nice=args.server_nice)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except RuntimeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(summary, fh, indent=2, default=float)
+    ok = summary["failures"] == 0 and summary["requests"] > 0
+    if args.soak:
+        ok = ok and bool(summary["memory"].get("flat"))
+    return 0 if ok else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python bench/loadtest.py``."""
+    parser = argparse.ArgumentParser(prog="loadtest", description=DESCRIPTION,
+                                     epilog="See the module docstring of bench/loadtest.py.")
+    add_arguments(parser)
+    return run_from_args(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,5 +1,0 @@
-"""Make tests/engine/helpers.py importable from the rules tests."""
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
