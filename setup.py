@@ -17,8 +17,8 @@ sys.path.insert(0, os.path.join(HERE, "proto"))
 MOD_NAMES = [
     "engine._core",
     "engine.state",
-    "engine._fastread",
-    "engine._fastwrite",
+    "engine._reader",
+    "engine._writer",
     "ai._search",
 ]
 
