@@ -23,10 +23,8 @@ the typed checks alone.
 Enum numbers come from engine/_state_pb.pxi, which proto/generate.py makes from
 state.proto at build time; component numbers from the engine (data.h, _core.pxd).
 """
-from cpython.bytes cimport PyBytes_FromStringAndSize
-from libc.stdint cimport int8_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memmove, memset
+from libc.stdint cimport int8_t, uint32_t, uint64_t
+from libc.string cimport memset
 
 from engine._core cimport (
     StateC, TaskC, PlayerC, action_t, MAX_LEGAL, MAX_TASKS, MAX_PILE, NUM_CONTRACTS,
@@ -114,11 +112,28 @@ _TASK_ARGS = {
 # Kinds the engine pushes without a player (-1): chance events and the setup marker.
 _NO_PLAYER = (T_CH_VISITOR, T_CH_TILE, T_CH_CONTRACT, T_BEGIN_GAME)
 
+# Where kinds sit in the stack the engine builds: setup [BEGIN_GAME, START_LOC...], a turn
+# [END_TURN, AFTER_ACTION, TURN_START, ...], the kicked-out step [FINISH_TURN, KO_DONE, KO
+# or DISCARD_LARGEST, ...]. Top-only decisions are pushed last and resolved before anything
+# else runs, so their preconditions (checked by the action that pushed them) are never
+# re-checked; deeper down they could act on a changed position.
+_BOTTOM_KINDS = (T_BEGIN_GAME, T_END_TURN, T_FINISH_TURN)
+_TOP_ONLY_KINDS = (T_DISCOVER, T_BUY, T_PROMOTE, T_SELL, T_HIRE, T_MARKET, T_ASSIST_SRC, T_KO,
+                   T_DEAL4, T_CONTRACT_SLOT, T_GALLERY_OUT, T_ORIENT, T_TICKET_MOVE,
+                   T_BOX_DISCARD, T_LEAVE, T_FAME_BONUS, T_TICKET_PAIR, T_VISITOR_PLAZA,
+                   T_DISCARD_LARGEST)
+_TURN_PLAYER_KINDS = (T_END_TURN, T_AFTER_ACTION, T_TURN_START, T_LOC_ACTION, T_LEAVE)
+_FIXED_BELOW = {T_AFTER_ACTION: T_END_TURN, T_TURN_START: T_AFTER_ACTION,   # kind: the one
+                T_KO_DONE: T_FINISH_TURN, T_DISCARD_LARGEST: T_FINISH_TURN,  # right below
+                T_KO: T_KO_DONE}
+
 cdef bint _accepted[NUM_KINDS]
 cdef bint _has_player[NUM_KINDS]
 cdef bint _arg_used[NUM_KINDS][3]
 cdef long _arg_lo[NUM_KINDS][3]
 cdef long _arg_hi[NUM_KINDS][3]
+cdef int _below[NUM_KINDS]
+cdef uint64_t _bottom = 0, _top_only = 0, _turn_player = 0
 cdef long _max_history = MAX_GAME_LENGTH
 
 
@@ -130,7 +145,13 @@ def task_rules():
 
 
 def _init_tables():
+    global _bottom, _top_only, _turn_player
     cdef int kind, j
+    _bottom = sum(1 << k for k in _BOTTOM_KINDS)
+    _top_only = sum(1 << k for k in _TOP_ONLY_KINDS)
+    _turn_player = sum(1 << k for k in _TURN_PLAYER_KINDS)
+    for kind_obj, below in _FIXED_BELOW.items():
+        _below[<int>kind_obj] = below
     for kind_obj, (player, ranges) in task_rules().items():
         kind = kind_obj
         _accepted[kind] = True
@@ -163,13 +184,17 @@ cdef int _range_fail(str path, long v, long lo, long hi, str what) except -1:
     return _fail(path, f"{v} is outside {lo}..{hi}" + (f" ({what})" if what else ""))
 
 
-cdef str _enum_name(str enum, long v):
-    e = _pb.DESCRIPTOR.enum_types_by_name[enum]
-    return e.values_by_number[v].name if v in e.values_by_number else str(v)
+cdef str _enum_name(enum, long v):
+    return enum.values_by_number[v].name if v in enum.values_by_number else str(v)
 
 
 cdef str _kind_name(long kind):
-    return _enum_name("TaskKind", kind)
+    return _enum_name(_pb.TaskKind.DESCRIPTOR, kind)
+
+
+cdef int _enum_fail(enum, long v, long lo, long hi, str path) except -1:
+    allowed = ", ".join([_enum_name(enum, k) for k in range(lo, hi + 1)])
+    return _fail(path, f"{_enum_name(enum, v)} is not allowed here (expected one of {allowed})")
 
 
 # ================================================================ decoding helpers
@@ -196,14 +221,12 @@ cdef inline long _opt(m, str field, long lo, long hi, str fmt, long i=0, long j=
     return _rng(getattr(m, field), lo, hi, fmt, i, j, field, what)
 
 
-cdef long _enum(long v, long lo, long hi, str enum, str fmt, long i=0, long j=0,
-                str field="") except? -9:
-    """An enum value allowed in lo..hi (by number)."""
+cdef long _enum(m, str field, long lo, long hi, str fmt, long i=0, long j=0) except? -9:
+    """An enum field, allowed in lo..hi (by number)."""
+    cdef long v = getattr(m, field)
     if lo <= v <= hi:
         return v
-    allowed = ", ".join([_enum_name(enum, k) for k in range(lo, hi + 1)])
-    _fail(_path(fmt, i, j, field),
-          f"{_enum_name(enum, v)} is not allowed here (expected one of {allowed})")
+    _enum_fail(m.DESCRIPTOR.fields_by_name[field].enum_type, v, lo, hi, _path(fmt, i, j, field))
 
 
 cdef inline object _need(m, str field, str fmt, long i=0, long j=0):
@@ -218,7 +241,6 @@ cdef inline int _len(long n, long lo, long hi, str fmt, long i=0, long j=0,
     if not lo <= n <= hi:
         want = str(lo) if lo == hi else f"{lo}..{hi}"
         _fail(_path(fmt, i, j, field), f"has {n} entries, expected {want}")
-    return 0
 
 
 cdef int _counts(m, str field, tuple names, const int8_t* his, int8_t* out, str fmt,
@@ -231,7 +253,6 @@ cdef int _counts(m, str field, tuple names, const int8_t* his, int8_t* out, str 
         if not 0 <= v <= his[k]:
             _range_fail(_path(fmt, i, j, field) + "." + names[k], v, 0, his[k], "")
         out[k] = v
-    return 0
 
 
 cdef long _owner(m, str field, str fmt, long i, long n) except? -9:
@@ -332,9 +353,11 @@ cdef int _task(t, long i, long n, TaskC* out) except -1:
     args[0], args[1], args[2] = t.a, t.b, t.c
     for j in range(3):
         if _arg_used[kind][j]:
-            _rng(args[j], _arg_lo[kind][j], _arg_hi[kind][j], "tasks[{0}]", i, 0, _ARG_NAMES[j], "")
+            _rng(args[j], _arg_lo[kind][j], _arg_hi[kind][j], "tasks[{0}]", i, 0, _ARG_NAMES[j],
+                 "")
         elif args[j] != 0:
-            _fail(f"tasks[{i}].{_ARG_NAMES[j]}", f"{args[j]} must be 0 (unused by {_kind_name(kind)})")
+            _fail(f"tasks[{i}].{_ARG_NAMES[j]}",
+                  f"{args[j]} must be 0 (unused by {_kind_name(kind)})")
     if kind == T_VISITOR_PLAZA and args[0] != 3 and args[0] != 7:
         _fail(f"tasks[{i}].a", f"{args[0]} is not 3 (VIP or investor) or 7 (any)")
     elif kind == T_TICKET_OR and args[0] == args[1]:
@@ -342,7 +365,6 @@ cdef int _task(t, long i, long n, TaskC* out) except -1:
     elif kind == T_CH_VISITOR and args[0] != CD_TILE:
         _rng(args[1], 0, n - 1, "tasks[{0}]", i, 0, "b", "seat receiving the visitor")
     out.kind, out.player, out.a, out.b, out.c = kind, player, args[0], args[1], args[2]
-    return 0
 
 
 cdef int _player(p, long seat, long n, PlayerC* pl) except -1:
@@ -361,8 +383,7 @@ cdef int _player(p, long seat, long n, PlayerC* pl) except -1:
     spaces = p.reputation
     _len(len(spaces), 6, 6, fmt, seat, 0, "reputation")
     for k in range(6):
-        _enum(spaces[k].bonus, k + 1, k + 1, "ReputationBonus", "players[{0}].reputation[{1}]",
-              seat, k, "bonus")
+        _enum(spaces[k], "bonus", k + 1, k + 1, "players[{0}].reputation[{1}]", seat, k)
         pl.rep[k] = _opt(spaces[k], "tile", 0, NUM_REP_TILES - 1, "players[{0}].reputation[{1}]",
                          seat, k, "reputation tile")
     slots = p.contracts
@@ -372,14 +393,14 @@ cdef int _player(p, long seat, long n, PlayerC* pl) except -1:
         card = _opt(slot, "contract", 0, NUM_CONTRACTS - 1, "players[{0}].contracts[{1}]",
                     seat, k, "contract id")
         if card < 0:   # never filled: the engine still has its zeroed fields
-            _enum(slot.side, 0, 0, "ContractSide", "players[{0}].contracts[{1}]", seat, k, "side")
+            _enum(slot, "side", 0, 0, "players[{0}].contracts[{1}]", seat, k)
             if slot.assistant:
-                _fail(f"players[{seat}].contracts[{k}].assistant", "an empty slot has no assistant")
+                _fail(f"players[{seat}].contracts[{k}].assistant",
+                      "an empty slot has no assistant")
             pl.contract_state[k] = CS_FACE_UP
         else:
-            pl.contract_state[k] = _enum(slot.side, CONTRACT_SIDE_FACE_UP, CONTRACT_SIDE_INFLUENCE,
-                                         "ContractSide", "players[{0}].contracts[{1}]", seat, k,
-                                         "side") - CONTRACT_SIDE_FACE_UP
+            pl.contract_state[k] = _enum(slot, "side", CONTRACT_SIDE_FACE_UP, CONTRACT_SIDE_INFLUENCE,
+                                         "players[{0}].contracts[{1}]", seat, k) - CONTRACT_SIDE_FACE_UP
         pl.contract[k] = card
         pl.contract_asst[k] = slot.assistant
     his[0] = his[1] = his[2] = his[3] = TILES_PER_FORM_IN_PLAY
@@ -396,15 +417,14 @@ cdef int _player(p, long seat, long n, PlayerC* pl) except -1:
     pl.queue = _num(assistants, "queue", 0, START_QUEUE, "players[{0}].assistants", seat)
     pl.removed = _num(assistants, "removed", 0, ASSISTANTS_PER_PLAYER, "players[{0}].assistants",
                       seat)
-    pl.gallerist = _enum(p.gallerist, GALLERIST_PLACE_SALES_OFFICE, GALLERIST_PLACE_KICKED_OUT,
-                         "GalleristPlace", fmt, seat, 0, "gallerist") - GALLERIST_PLACE_SALES_OFFICE
+    pl.gallerist = _enum(p, "gallerist", GALLERIST_PLACE_SALES_OFFICE, GALLERIST_PLACE_KICKED_OUT,
+                         fmt, seat) - GALLERIST_PLACE_SALES_OFFICE
     pl.commission = _opt(p, "commission_artist", 0, 7, fmt, seat, 0, "artist slot")
     pl.start_tile = _opt(p, "start_tile", 0, NUM_REP_TILES - 1, fmt, seat, 0, "reputation tile")
-    v = _enum(p.curator, CURATOR_CARD_HIDDEN, CURATOR_CARD_C4, "CuratorCard", fmt, seat, 0, "curator")
+    v = _enum(p, "curator", CURATOR_CARD_HIDDEN, CURATOR_CARD_C4, fmt, seat)
     pl.curator = -1 if v == CURATOR_CARD_HIDDEN else v - CURATOR_CARD_C1
-    v = _enum(p.dealer, DEALER_CARD_HIDDEN, DEALER_CARD_D4, "DealerCard", fmt, seat, 0, "dealer")
+    v = _enum(p, "dealer", DEALER_CARD_HIDDEN, DEALER_CARD_D4, fmt, seat)
     pl.dealer = -1 if v == DEALER_CARD_HIDDEN else v - DEALER_CARD_D1
-    return 0
 
 
 cdef int _final_score(sc, long seat, PlayerC* pl) except -1:
@@ -412,15 +432,14 @@ cdef int _final_score(sc, long seat, PlayerC* pl) except -1:
     cdef long k
     for k in range(8):
         pl.score[k] = _num(sc, SCORE_FIELDS[k], 0, MAX_MONEY, fmt, seat, 0, "$")
-    pl.auction_work = _enum(sc.auction_work, ART_FORM_UNSPECIFIED, ART_FORM_DIGITAL, "ArtForm",
-                            fmt, seat, 0, "auction_work") - ART_FORM_PAINTING
+    pl.auction_work = _enum(sc, "auction_work", ART_FORM_UNSPECIFIED, ART_FORM_DIGITAL, fmt,
+                            seat) - ART_FORM_PAINTING
     if pl.auction_work < 0:
-        _enum(sc.auction_use, 0, 0, "AuctionUse", fmt, seat, 0, "auction_use")
+        _enum(sc, "auction_use", 0, 0, fmt, seat)
         pl.auction_as = 0
     else:
-        pl.auction_as = _enum(sc.auction_use, AUCTION_USE_EXHIBITED, AUCTION_USE_SOLD, "AuctionUse",
-                              fmt, seat, 0, "auction_use") - AUCTION_USE_EXHIBITED
-    return 0
+        pl.auction_as = _enum(sc, "auction_use", AUCTION_USE_EXHIBITED, AUCTION_USE_SOLD, fmt,
+                              seat) - AUCTION_USE_EXHIBITED
 
 
 cdef int _locations(spaces, StateC* s, long n) except -1:
@@ -428,26 +447,23 @@ cdef int _locations(spaces, StateC* s, long n) except -1:
     _len(len(spaces), 4, 4, "locations")
     for L in range(4):
         loc = spaces[L]
-        _enum(loc.location, L + 1, L + 1, "Location", "locations[{0}]", L, 0, "location")
+        _enum(loc, "location", L + 1, L + 1, "locations[{0}]", L)
         s.loc_owner[L] = _owner(loc, "owner", "locations[{0}]", L, n)
-        s.loc_kind[L] = _enum(loc.piece, PIECE_KIND_GALLERIST, PIECE_KIND_ASSISTANT, "PieceKind",
-                              "locations[{0}]", L, 0, "piece") - PIECE_KIND_GALLERIST
+        s.loc_kind[L] = _enum(loc, "piece", PIECE_KIND_GALLERIST, PIECE_KIND_ASSISTANT,
+                              "locations[{0}]", L) - PIECE_KIND_GALLERIST
         s.loc_tile[L] = _opt(loc, "start_tile", 0, NUM_REP_TILES - 1, "locations[{0}]", L, 0,
                              "reputation tile")
-    return 0
 
 
 cdef int _kicked_out(ko, StateC* s, long n) except -1:
     s.ko_owner = _owner(ko, "owner", "kicked_out", 0, n)
-    s.ko_kind = _enum(ko.piece, PIECE_KIND_GALLERIST, PIECE_KIND_ASSISTANT, "PieceKind",
-                      "kicked_out", 0, 0, "piece") - PIECE_KIND_GALLERIST
+    s.ko_kind = _enum(ko, "piece", PIECE_KIND_GALLERIST, PIECE_KIND_ASSISTANT,
+                      "kicked_out") - PIECE_KIND_GALLERIST
     if s.ko_owner < 0:
-        _enum(ko.location, 0, 0, "Location", "kicked_out", 0, 0, "location")
+        _enum(ko, "location", 0, 0, "kicked_out")
     else:
-        _enum(ko.location, LOCATION_SALES_OFFICE, LOCATION_INTERNATIONAL_MARKET, "Location",
-              "kicked_out", 0, 0, "location")
+        _enum(ko, "location", LOCATION_SALES_OFFICE, LOCATION_INTERNATIONAL_MARKET, "kicked_out")
     s.ko_loc = ko.location - LOCATION_SALES_OFFICE
-    return 0
 
 
 cdef int _market(spaces, StateC* s, long n) except -1:
@@ -456,8 +472,8 @@ cdef int _market(spaces, StateC* s, long n) except -1:
     for i in range(21):
         space = spaces[i]
         r, c = i // 3, i % 3
-        _enum(space.row, r + 1, r + 1, "MarketRow", "market[{0}]", i, 0, "row")
-        _enum(space.column, c + 1, c + 1, "MarketColumn", "market[{0}]", i, 0, "column")
+        _enum(space, "row", r + 1, r + 1, "market[{0}]", i)
+        _enum(space, "column", c + 1, c + 1, "market[{0}]", i)
         tile = _opt(space, "reputation_tile", 0, NUM_REP_TILES - 1, "market[{0}]", i, 0,
                     "reputation tile")
         if r >= 4 and tile >= 0:
@@ -470,7 +486,6 @@ cdef int _market(spaces, StateC* s, long n) except -1:
                   "Lacerda's assistant discarded the tile of its space (RN §10)")
         if n <= 2 and c == 1 and (tile >= 0 or owner >= 0):   # R-MKT-1: column II unused
             _fail(f"market[{i}]", "column II is unused with 2 players and must be empty")
-    return 0
 
 
 cdef int _artists(msg, StateC* s) except -1:
@@ -481,20 +496,19 @@ cdef int _artists(msg, StateC* s) except -1:
         art = artists[a]
         if art.slot != a:
             _fail(f"artists[{a}].slot", f"{art.slot} differs from its index {a}")
-        _enum(art.form, (a >> 1) + 1, (a >> 1) + 1, "ArtForm", "artists[{0}]", a, 0, "form")
-        _enum(art.colour, (a & 1) + 1, (a & 1) + 1, "ArtistColour", "artists[{0}]", a, 0, "colour")
+        _enum(art, "form", (a >> 1) + 1, (a >> 1) + 1, "artists[{0}]", a)
+        _enum(art, "colour", (a & 1) + 1, (a & 1) + 1, "artists[{0}]", a)
         s.ar_variant[a] = _num(art, "variant", 0, 1, "artists[{0}]", a)
         s.ar_discovered[a] = art.discovered
         s.ar_fame[a] = _num(art, "fame", 1, FAME_MAX, "artists[{0}]", a)
         s.ar_promo[a] = _num(art, "promotion", 0, 5, "artists[{0}]", a)
         s.ar_tokens[a] = _num(art, "signature_tokens", 0, 2, "artists[{0}]", a)
-        s.ar_bonus[a] = _enum(art.bonus, ARTIST_BONUS_UNSPECIFIED, ARTIST_BONUS_VISITOR,
-                              "ArtistBonus", "artists[{0}]", a, 0, "bonus") - ARTIST_BONUS_MONEY
+        s.ar_bonus[a] = _enum(art, "bonus", ARTIST_BONUS_UNSPECIFIED, ARTIST_BONUS_VISITOR,
+                              "artists[{0}]", a) - ARTIST_BONUS_MONEY
         s.ar_collector[a] = art.collector
     tokens = _need(msg, "promotion_tokens", "")
     for a in range(1, 6):
         s.promo_stock[a] = _num(tokens, _LEVEL_FIELDS[a - 1], 0, PROMO_TOKENS, "promotion_tokens")
-    return 0
 
 
 cdef int _stacks(stacks, StateC* s, long n) except -1:
@@ -502,7 +516,7 @@ cdef int _stacks(stacks, StateC* s, long n) except -1:
     _len(len(stacks), 4, 4, "work_stacks")
     for f in range(4):
         stack = stacks[f]
-        _enum(stack.form, f + 1, f + 1, "ArtForm", "work_stacks[{0}]", f, 0, "form")
+        _enum(stack, "form", f + 1, f + 1, "work_stacks[{0}]", f)
         prev = -1
         below = stack.tiles_below
         for i in range(len(below)):
@@ -515,7 +529,6 @@ cdef int _stacks(stacks, StateC* s, long n) except -1:
         s.stack_top[f] = _opt(stack, "top_tile", 0, 7, "work_stacks[{0}]", f, 0, "work tile kind")
         _counts(stack, "top_visitors", VISITOR_FIELDS, VISITORS_TOTAL[n], s.top_visitors[f],
                 "work_stacks[{0}]", f)
-    return 0
 
 
 cdef int _contracts(msg, StateC* s) except -1:
@@ -538,17 +551,18 @@ cdef int _contracts(msg, StateC* s) except -1:
                 cards[j], 0, NUM_CONTRACTS - 1, "contract_piles[{0}].cards[{1}]", i, j, "",
                 "contract id")
         s.pile_len[i] = nc
-    return 0
 
 
 cdef int _easels(works, StateC* s, long n) except -1:
-    cdef long i
+    cdef long i, v
     for i in range(len(works)):
-        _enum(works[i], ART_FORM_PAINTING, ART_FORM_DIGITAL, "ArtForm", "renowned_works[{0}]", i)
+        v = works[i]
+        if not ART_FORM_PAINTING <= v <= ART_FORM_DIGITAL:
+            _enum_fail(_pb.ArtForm.DESCRIPTOR, v, ART_FORM_PAINTING, ART_FORM_DIGITAL,
+                       f"renowned_works[{i}]")
     _len(len(works), EASELS[n], EASELS[n], "renowned_works")
     for i in range(3):
         s.easel[i] = works[i] - ART_FORM_PAINTING if i < len(works) else -1
-    return 0
 
 
 cdef int _lacerda(lac, StateC* s, long n) except -1:
@@ -558,11 +572,10 @@ cdef int _lacerda(lac, StateC* s, long n) except -1:
                   "2..4 players")
         s.lac_loc, s.lac_supply, s.lac_turn = -1, 0, 0
         return 0
-    s.lac_loc = _enum(lac.location, LOCATION_UNSPECIFIED, LOCATION_INTERNATIONAL_MARKET,
-                      "Location", "lacerda", 0, 0, "location") - LOCATION_SALES_OFFICE
+    s.lac_loc = _enum(lac, "location", LOCATION_UNSPECIFIED, LOCATION_INTERNATIONAL_MARKET,
+                      "lacerda") - LOCATION_SALES_OFFICE
     s.lac_supply = _num(lac, "supply", 0, LACERDA_ASSISTANTS, "lacerda")
     s.lac_turn = lac.move_due
-    return 0
 
 
 
@@ -582,43 +595,6 @@ cdef int _check_consistency(const StateC* s) except -1:
     _board_rules(s)
     _task_targets(s)
     _totals(s)
-    return 0
-
-
-cdef inline bint _is_bottom(int kind) noexcept nogil:
-    return kind == T_BEGIN_GAME or kind == T_END_TURN or kind == T_FINISH_TURN
-
-
-cdef inline bint _is_top_only(int kind) noexcept nogil:
-    """Decisions the engine only ever leaves on top of the stack: each is pushed last and
-    resolved before anything else runs, so its preconditions (checked by the action that
-    pushed it) are never re-checked. Deeper down they could act on a changed position."""
-    return (kind == T_DISCOVER or kind == T_BUY or kind == T_PROMOTE or kind == T_SELL
-            or kind == T_HIRE or kind == T_MARKET or kind == T_ASSIST_SRC or kind == T_KO
-            or kind == T_DEAL4 or kind == T_CONTRACT_SLOT or kind == T_GALLERY_OUT
-            or kind == T_ORIENT or kind == T_TICKET_MOVE or kind == T_BOX_DISCARD
-            or kind == T_LEAVE or kind == T_FAME_BONUS or kind == T_TICKET_PAIR
-            or kind == T_VISITOR_PLAZA or kind == T_DISCARD_LARGEST)
-
-
-cdef inline bint _is_turn_player_kind(int kind) noexcept nogil:
-    return (kind == T_END_TURN or kind == T_AFTER_ACTION or kind == T_TURN_START
-            or kind == T_LOC_ACTION or kind == T_LEAVE)
-
-
-cdef inline int _fixed_below(int kind) noexcept nogil:
-    """The kind right below one that sits at one height only (0 for the others): a turn
-    is [END_TURN, AFTER_ACTION, TURN_START, ...], the kicked-out step [FINISH_TURN,
-    KO_DONE, KO or DISCARD_LARGEST, ...]."""
-    if kind == T_AFTER_ACTION:
-        return T_END_TURN
-    if kind == T_TURN_START:
-        return T_AFTER_ACTION
-    if kind == T_KO_DONE or kind == T_DISCARD_LARGEST:
-        return T_FINISH_TURN
-    if kind == T_KO:
-        return T_KO_DONE
-    return 0
 
 
 cdef inline bint _has_task(const StateC* s, int kind) noexcept nogil:
@@ -641,7 +617,7 @@ cdef int _stack_shape(const StateC* s) except -1:
         return 0
     if not nt:
         _fail("tasks", "must not be empty before the game is over")
-    if not _is_bottom(s.tasks[0].kind):
+    if not _bottom >> s.tasks[0].kind & 1:
         _fail("tasks[0].kind", "the bottom task must be BEGIN_GAME, END_TURN or FINISH_TURN")
     if s.tasks[nt - 1].kind >= T_AUTO_FIRST:
         _fail(f"tasks[{nt - 1}].kind",
@@ -649,11 +625,11 @@ cdef int _stack_shape(const StateC* s) except -1:
     setup = s.tasks[0].kind == T_BEGIN_GAME
     for i in range(nt):
         kind = s.tasks[i].kind
-        if i > 0 and _is_bottom(kind):
+        if i > 0 and _bottom >> kind & 1:
             _fail(f"tasks[{i}].kind", f"{_kind_name(kind)} only at the bottom")
-        if i != nt - 1 and _is_top_only(kind):
+        if i != nt - 1 and _top_only >> kind & 1:
             _fail(f"tasks[{i}].kind", f"{_kind_name(kind)} only on top of the stack")
-        below = _fixed_below(kind)
+        below = _below[kind]
         height = 1 if below == T_END_TURN or below == T_FINISH_TURN else 2
         if below and not (i == height and s.tasks[i - 1].kind == below):
             _fail(f"tasks[{i}].kind",
@@ -668,12 +644,11 @@ cdef int _stack_shape(const StateC* s) except -1:
                 _fail(f"tasks[{i}].player",
                       "a player choosing a start location has its gallerist at home")
             starters |= 1 << p
-        if _is_turn_player_kind(kind) and s.tasks[i].player != s.turn_player:
+        if _turn_player >> kind & 1 and s.tasks[i].player != s.turn_player:
             _fail(f"tasks[{i}].player",
                   f"{_kind_name(kind)} belongs to the turn player {s.turn_player}")
     if setup and s.turn_count:
         _fail("turn.number", "must be 0 during setup")
-    return 0
 
 
 cdef int _pieces(const StateC* s) except -1:
@@ -698,7 +673,6 @@ cdef int _pieces(const StateC* s) except -1:
         if q != LACERDA and s.players[q].gallerist != L:
             _fail(f"locations[{L}].owner",
                   f"holds the gallerist of seat {q}, whose gallerist is elsewhere")
-    return 0
 
 
 cdef int _kicked_out_rules(const StateC* s) except -1:
@@ -736,7 +710,6 @@ cdef int _kicked_out_rules(const StateC* s) except -1:
     if _has_task(s, T_TURN_START):
         _fail("kicked_out.owner", "nothing is kicked out before the turn player has moved "
               "(at most one per turn)")
-    return 0
 
 
 cdef int _lacerda_rules(const StateC* s) except -1:
@@ -764,8 +737,8 @@ cdef int _lacerda_rules(const StateC* s) except -1:
     else:                             # the player's turn: she moves after it (else her turn)
         due = s.tasks[0].kind == T_END_TURN or (nt > 1 and s.tasks[1].kind == T_DISCARD_LARGEST)
     if (s.lac_turn != 0) != due:
-        _fail("lacerda.move_due", f"must be {'true' if due else 'false'} at this point of the turn")
-    return 0
+        _fail("lacerda.move_due",
+              f"must be {'true' if due else 'false'} at this point of the turn")
 
 
 cdef int _lacerda_early(str path) except -1:
@@ -803,7 +776,6 @@ cdef int _unique(const int* items, const int* places, int n, str what) except -1
             _fail(_place_path(places[k]), f"{what} {items[k]} is also at "
                   f"{_place_path(places[first[items[k]]])}; each is in one place")
         first[items[k]] = k
-    return 0
 
 
 cdef int _components_unique(const StateC* s) except -1:
@@ -867,7 +839,6 @@ cdef int _artist_rules(const StateC* s) except -1:
         if s.promo_stock[level] + held[level] != PROMO_TOKENS:
             _fail(f"promotion_tokens.level_{level}", f"{s.promo_stock[level]} in the supply + "
                   f"{held[level]} on promoted artists != {PROMO_TOKENS}")
-    return 0
 
 
 cdef int _artist(const StateC* s, int a) except -1:
@@ -897,7 +868,6 @@ cdef int _artist(const StateC* s, int a) except -1:
             _fail(f"artists[{a}].signature_tokens", "a face-down artist still has both tokens")
     if s.ar_collector[a] and not a & 1:
         _fail(f"artists[{a}].collector", "only red artists hold a collector")
-    return 0
 
 
 cdef int _player_rules(const StateC* s) except -1:
@@ -940,7 +910,6 @@ cdef int _player_rules(const StateC* s) except -1:
         _card(curator_of, pl.curator, p, "curator")
         _card(dealer_of, pl.dealer, p, "dealer")
         _score_rules(s, pl, p)
-    return 0
 
 
 cdef int _card(int* owner_of, int card, int p, str which) except -1:
@@ -949,7 +918,6 @@ cdef int _card(int* owner_of, int card, int p, str which) except -1:
     if owner_of[card] >= 0:
         _fail(f"players[{p}].{which}", f"the same card is also seat {owner_of[card]}'s")
     owner_of[card] = p
-    return 0
 
 
 cdef int _score_rules(const StateC* s, const PlayerC* pl, int p) except -1:
@@ -969,7 +937,6 @@ cdef int _score_rules(const StateC* s, const PlayerC* pl, int p) except -1:
     if pl.auction_work >= 0 and not (s.easel[0] == pl.auction_work or s.easel[1] == pl.auction_work
                                      or s.easel[2] == pl.auction_work):
         _fail(f"players[{p}].final_score.auction_work", "is not one of the renowned works")
-    return 0
 
 
 cdef inline int _popcount(unsigned int x) noexcept nogil:
@@ -1006,7 +973,6 @@ cdef int _board_rules(const StateC* s) except -1:
         _fail("intermediate_scoring.pending", "cannot be pending once done")
     if not s.end_triggered and s.turns_left:
         _fail("game_end.turns_left", "must be 0 until the end is triggered")
-    return 0
 
 
 cdef int _task_targets(const StateC* s) except -1:
@@ -1054,7 +1020,6 @@ cdef int _task_targets(const StateC* s) except -1:
             revealing |= 1 << a
         elif kind == T_CH_VISITOR and a == CD_TILE and s.stack_top[b] < 0:
             _fail(f"tasks[{i}].b", f"the stack of form {b} has no top tile")
-    return 0
 
 
 cdef int _assist_target(const StateC* s, const PlayerC* pl, int a, int i) except -1:
@@ -1066,7 +1031,6 @@ cdef int _assist_target(const StateC* s, const PlayerC* pl, int a, int i) except
             _fail(f"tasks[{i}].a", f"market space {a} is taken")
     elif pl.contract[k] < 0 or pl.contract_asst[k]:
         _fail(f"tasks[{i}].a", f"contract slot {k} must hold a contract without an assistant")
-    return 0
 
 
 cdef int _on_board(const StateC* s, int owner) noexcept nogil:
@@ -1096,7 +1060,8 @@ cdef int _totals(const StateC* s) except -1:
         if total != VISITORS_TOTAL[n][c]:
             _fail("bag|plaza|players[].lobby|players[].gallery|work_stacks[].top_visitors."
                   + VISITOR_FIELDS[c], f"{VISITOR_FIELDS[c]} visitors total {total} (with those "
-                  f"on red artists), expected {VISITORS_TOTAL[n][c]} for {n} players (RULES.md §4)")
+                  f"on red artists), expected {VISITORS_TOTAL[n][c]} for {n} players "
+                  "(RULES.md §4)")
         total = s.box[c] + s.discards[c]
         for p in range(n):
             total += s.players[p].tickets[c]
@@ -1106,7 +1071,8 @@ cdef int _totals(const StateC* s) except -1:
                   f"for {n} players (RULES.md §4)")
     for p in range(n):
         pl = &s.players[p]
-        on_board = _on_board(s, p) + pl.contract_asst[0] + pl.contract_asst[1] + pl.contract_asst[2]
+        on_board = (_on_board(s, p) + pl.contract_asst[0] + pl.contract_asst[1]
+                    + pl.contract_asst[2])
         total = pl.desks + pl.queue + pl.removed + on_board
         if total != ASSISTANTS_PER_PLAYER:
             _fail(f"players[{p}].assistants", f"desks + queue + removed + {on_board} on the "
@@ -1126,7 +1092,6 @@ cdef int _totals(const StateC* s) except -1:
         if total != 2:
             _fail(f"artists[{a}].signature_tokens",
                   f"on the artist + exhibited + commissions = {total}, expected 2 (RULES.md §4)")
-    return 0
 
 
 # ================================================================ the engine's word
@@ -1150,4 +1115,3 @@ cdef int _check_engine(StateC* s) except -1:
             _fail(f"tasks[{s.num_tasks - 1}]", "this chance event has no possible outcome")
     elif state_legal_actions(s, buf) <= 0:
         _fail(f"tasks[{s.num_tasks - 1}]", "this decision has no legal action")
-    return 0

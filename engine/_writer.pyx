@@ -186,7 +186,8 @@ cdef void _player(Buf* b, int seat, const PlayerC* p) noexcept nogil:
               CONTRACT_SIDE_UNSPECIFIED if c < 0 else p.contract_state[k] + CONTRACT_SIDE_FACE_UP)
         _uint(b, TAG_ContractSlot_assistant, p.contract_asst[k] != 0)
         _end(b, sub)
-    _uint(b, TAG_Player_curator, CURATOR_CARD_HIDDEN if p.curator < 0 else p.curator + CURATOR_CARD_C1)
+    _uint(b, TAG_Player_curator,
+          CURATOR_CARD_HIDDEN if p.curator < 0 else p.curator + CURATOR_CARD_C1)
     _uint(b, TAG_Player_dealer, DEALER_CARD_HIDDEN if p.dealer < 0 else p.dealer + DEALER_CARD_D1)
     sub = _begin(b, TAG_Player_final_score)
     _uint(b, TAG_FinalScore_majorities, p.score[0])
