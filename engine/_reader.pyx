@@ -748,18 +748,33 @@ cdef int _lacerda_early(str path) except -1:
 
 # Where a contract or a reputation tile can be: (kind of place, i, j) -> its path.
 cdef enum:
-    PL_DECK, PL_PILE, PL_BOARD, PL_SLOT_TASK, PL_MARKET, PL_LOCATION, PL_START, PL_REP, PL_REP_TASK
+    PL_DECK, PL_PILE, PL_BOARD, PL_TASK, PL_MARKET, PL_LOCATION, PL_START, PL_REP
 _PLACE_PATHS = ("contract_deck", "contract_piles[{0}].cards[{1}]",
                 "players[{0}].contracts[{1}].contract", "tasks[{0}].a",
-                "market[{0}].reputation_tile", "locations[{0}].start_tile",
-                "players[{0}].start_tile", "players[{0}].reputation[{1}].tile", "tasks[{0}].a")
+                "market[{1}].reputation_tile", "locations[{1}].start_tile",
+                "players[{0}].start_tile", "players[{0}].reputation[{1}].tile")
 
 
-cdef inline int _place(int* items, int* places, int n, int item, int kind, int i,
-                       int j) noexcept nogil:
-    items[n] = item
-    places[n] = (kind * 64 + i) * 64 + j
-    return n + 1
+cdef inline int _places(int* items, int* places, int n, const int8_t* v, int count, int kind,
+                        int i) noexcept nogil:
+    """Adds each v[j] >= 0 (j < count) as an item found at place (kind, i, j)."""
+    cdef int j
+    for j in range(count):
+        if v[j] >= 0:
+            items[n] = v[j]
+            places[n] = (kind * 64 + i) * 64 + j
+            n += 1
+    return n
+
+
+cdef inline int _task_places(const StateC* s, int* items, int* places, int n, int task_kind,
+                             int kind) noexcept nogil:
+    """Adds argument a of each pending task of `task_kind` (a contract or tile it holds)."""
+    cdef int i
+    for i in range(s.num_tasks):
+        if s.tasks[i].kind == task_kind:
+            n = _places(items, places, n, &s.tasks[i].a, 1, kind, i)
+    return n
 
 
 cdef str _place_path(int place):
@@ -783,38 +798,24 @@ cdef int _components_unique(const StateC* s) except -1:
     boards, market, pending tasks)."""
     cdef int items[MAX_PLACES]
     cdef int places[MAX_PLACES]
-    cdef int n = 0, i, j, p
+    cdef int8_t deck[NUM_CONTRACTS]
+    cdef int n, i, p
     for i in range(NUM_CONTRACTS):
-        if s.deck_mask >> i & 1:
-            n = _place(items, places, n, i, PL_DECK, 0, 0)
+        deck[i] = i if s.deck_mask >> i & 1 else -1
+    n = _places(items, places, 0, deck, NUM_CONTRACTS, PL_DECK, 0)
     for i in range(4):
-        for j in range(s.pile_len[i]):
-            n = _place(items, places, n, s.pile[i][j], PL_PILE, i, j)
+        n = _places(items, places, n, s.pile[i], s.pile_len[i], PL_PILE, i)
     for p in range(s.num_players):
-        for j in range(3):
-            if s.players[p].contract[j] >= 0:
-                n = _place(items, places, n, s.players[p].contract[j], PL_BOARD, p, j)
-    for i in range(s.num_tasks):
-        if s.tasks[i].kind == T_CONTRACT_SLOT:
-            n = _place(items, places, n, s.tasks[i].a, PL_SLOT_TASK, i, 0)
+        n = _places(items, places, n, s.players[p].contract, 3, PL_BOARD, p)
+    n = _task_places(s, items, places, n, T_CONTRACT_SLOT, PL_TASK)
     _unique(items, places, n, "contract")
-    n = 0
-    for i in range(12):
-        if s.mk_tile[i // 3][i % 3] >= 0:
-            n = _place(items, places, n, s.mk_tile[i // 3][i % 3], PL_MARKET, i, 0)
-    for i in range(4):
-        if s.loc_tile[i] >= 0:
-            n = _place(items, places, n, s.loc_tile[i], PL_LOCATION, i, 0)
+    n = _places(items, places, 0, &s.mk_tile[0][0], 12, PL_MARKET, 0)
+    n = _places(items, places, n, s.loc_tile, 4, PL_LOCATION, 0)
     for p in range(s.num_players):
-        if s.players[p].start_tile >= 0:
-            n = _place(items, places, n, s.players[p].start_tile, PL_START, p, 0)
-        for j in range(6):
-            if s.players[p].rep[j] >= 0:
-                n = _place(items, places, n, s.players[p].rep[j], PL_REP, p, j)
-    for i in range(s.num_tasks):
-        if s.tasks[i].kind == T_REP_SPACE:
-            n = _place(items, places, n, s.tasks[i].a, PL_REP_TASK, i, 0)
-    return _unique(items, places, n, "reputation tile")
+        n = _places(items, places, n, &s.players[p].start_tile, 1, PL_START, p)
+        n = _places(items, places, n, s.players[p].rep, 6, PL_REP, p)
+    n = _task_places(s, items, places, n, T_REP_SPACE, PL_TASK)
+    _unique(items, places, n, "reputation tile")
 
 
 cdef int _artist_rules(const StateC* s) except -1:

@@ -116,22 +116,19 @@ cdef inline void _end(Buf* b, Py_ssize_t start) noexcept nogil:
     b.data[start] = <uint8_t>v
 
 
+cdef inline void _counts(Buf* b, int tag, const int* tags, int n, const int8_t* v) noexcept nogil:
+    """A message of n counts (Visitors, Tickets, FormCounts, PromotionTokens): v[k] in
+    its k-th field."""
+    cdef Py_ssize_t at = _begin(b, tag)
+    cdef int k
+    for k in range(n):
+        _uint(b, tags[k], v[k])
+    _end(b, at)
+
+
 cdef inline void _counts3(Buf* b, int tag, const int8_t* v) noexcept nogil:
-    """Visitors or Tickets: vip, investor, collector."""
-    cdef Py_ssize_t at = _begin(b, tag)
-    _uint(b, TAG_Visitors_vip, v[0])
-    _uint(b, TAG_Visitors_investor, v[1])
-    _uint(b, TAG_Visitors_collector, v[2])
-    _end(b, at)
-
-
-cdef inline void _forms(Buf* b, int tag, const int8_t* v) noexcept nogil:
-    cdef Py_ssize_t at = _begin(b, tag)
-    _uint(b, TAG_FormCounts_painting, v[0])
-    _uint(b, TAG_FormCounts_sculpture, v[1])
-    _uint(b, TAG_FormCounts_photography, v[2])
-    _uint(b, TAG_FormCounts_digital, v[3])
-    _end(b, at)
+    """Visitors or Tickets: vip, investor, collector (the same field numbers)."""
+    _counts(b, tag, TAGS_Visitors, 3, v)
 
 
 cdef inline long _seat(int owner) noexcept nogil:
@@ -176,8 +173,8 @@ cdef void _player(Buf* b, int seat, const PlayerC* p) noexcept nogil:
         _uint(b, TAG_ReputationSpace_bonus, i + REPUTATION_BONUS_INFLUENCE)
         _optional(b, TAG_ReputationSpace_tile, p.rep[i])
         _end(b, sub)
-    _forms(b, TAG_Player_works_acquired, p.acquired)
-    _forms(b, TAG_Player_works_sold, p.sold)
+    _counts(b, TAG_Player_works_acquired, TAGS_FormCounts, 4, p.acquired)
+    _counts(b, TAG_Player_works_sold, TAGS_FormCounts, 4, p.sold)
     for k in range(3):
         c = p.contract[k]
         sub = _begin(b, TAG_Player_contracts)
@@ -190,14 +187,8 @@ cdef void _player(Buf* b, int seat, const PlayerC* p) noexcept nogil:
           CURATOR_CARD_HIDDEN if p.curator < 0 else p.curator + CURATOR_CARD_C1)
     _uint(b, TAG_Player_dealer, DEALER_CARD_HIDDEN if p.dealer < 0 else p.dealer + DEALER_CARD_D1)
     sub = _begin(b, TAG_Player_final_score)
-    _uint(b, TAG_FinalScore_majorities, p.score[0])
-    _uint(b, TAG_FinalScore_reputation, p.score[1])
-    _uint(b, TAG_FinalScore_exhibition, p.score[2])
-    _uint(b, TAG_FinalScore_auction, p.score[3])
-    _uint(b, TAG_FinalScore_curator, p.score[4])
-    _uint(b, TAG_FinalScore_dealer, p.score[5])
-    _uint(b, TAG_FinalScore_influence, p.score[6])
-    _uint(b, TAG_FinalScore_total, p.score[7])
+    for i in range(8):              # the steps, then the total
+        _uint(b, TAGS_FinalScore[i], p.score[i])
     _uint(b, TAG_FinalScore_auction_work, p.auction_work + ART_FORM_PAINTING)
     _uint(b, TAG_FinalScore_auction_use, AUCTION_USE_UNSPECIFIED if p.auction_work < 0
           else p.auction_as + AUCTION_USE_EXHIBITED)
@@ -250,13 +241,7 @@ cdef void _board(Buf* b, const StateC* s) noexcept nogil:
         _uint(b, TAG_Artist_bonus, s.ar_bonus[i] + ARTIST_BONUS_MONEY)
         _uint(b, TAG_Artist_collector, s.ar_collector[i] != 0)
         _end(b, at)
-    at = _begin(b, TAG_GameState_promotion_tokens)
-    _uint(b, TAG_PromotionTokens_level_1, s.promo_stock[1])
-    _uint(b, TAG_PromotionTokens_level_2, s.promo_stock[2])
-    _uint(b, TAG_PromotionTokens_level_3, s.promo_stock[3])
-    _uint(b, TAG_PromotionTokens_level_4, s.promo_stock[4])
-    _uint(b, TAG_PromotionTokens_level_5, s.promo_stock[5])
-    _end(b, at)
+    _counts(b, TAG_GameState_promotion_tokens, TAGS_PromotionTokens, 5, &s.promo_stock[1])
     _stacks_and_contracts(b, s)
     at = _begin(b, TAG_GameState_lacerda)
     _uint(b, TAG_Lacerda_location, s.lac_loc + LOCATION_SALES_OFFICE)

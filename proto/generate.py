@@ -66,7 +66,8 @@ def _wire_type(field) -> int:  # type: ignore[no-untyped-def]
 
 
 def _write_pxi(descriptor_set: bytes) -> None:
-    """`TAG_<Message>_<field>` and the enum values of state.proto as Cython constants."""
+    """The enum values of state.proto, `TAG_<Message>_<field>` and the arrays
+    `TAGS_<Message>` (the tags in field order) as Cython constants."""
     from google.protobuf import descriptor_pb2
 
     fds = descriptor_pb2.FileDescriptorSet.FromString(descriptor_set)
@@ -78,6 +79,11 @@ def _write_pxi(descriptor_set: bytes) -> None:
     for msg in state.message_type:
         lines.append(f"    # message {msg.name}")
         lines += [f"    TAG_{msg.name}_{f.name} = {f.number << 3 | _wire_type(f)}" for f in msg.field]
+    lines.append("")
+    for msg in state.message_type:   # the same tags by field index, for loops over a message
+        lines.append(f"cdef int TAGS_{msg.name}[{len(msg.field)}]")
+        lines.append(f"TAGS_{msg.name}[:] = [" + ", ".join(
+            f"TAG_{msg.name}_{f.name}" for f in msg.field) + "]")
     text = "\n".join(lines) + "\n"
     old = open(PXI, encoding="utf-8").read() if os.path.exists(PXI) else None
     if text != old:      # keep the timestamp, so an unchanged schema rebuilds nothing
