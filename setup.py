@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.join(HERE, "proto"))
 MOD_NAMES = [
     "engine._core",
     "engine.state",
+    "engine._consistency",
     "engine._reader",
     "engine._writer",
     "ai._search",
