@@ -3,6 +3,7 @@
 from engine._core cimport StateC
 
 cdef enum:
+    NUM_KINDS = 64                 # task kinds are below this
     ASSISTANTS_PER_PLAYER = 10     # RULES.md §4
     TILES_PER_FORM_IN_PLAY = 7     # C§5: 8 per form, one set aside
 

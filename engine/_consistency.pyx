@@ -41,7 +41,6 @@ cdef extern from "data.h" nogil:
     const int8_t PROMO_TOKENS
 
 cdef enum:
-    NUM_KINDS = 64             # task kinds are below this
     MAX_PLACES = 160           # places a contract or a reputation tile can be in
 
 # Field names of the schema's count messages, in the engine's index order.

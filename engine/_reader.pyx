@@ -35,7 +35,8 @@ from engine._core cimport (
     T_PROMOTE_FINISH, T_BEGIN_GAME, T_DISCOVER_FINISH,
 )
 from engine._consistency cimport (
-    ASSISTANTS_PER_PLAYER, TILES_PER_FORM_IN_PLAY, check_consistency, check_engine as _engine,
+    ASSISTANTS_PER_PLAYER, NUM_KINDS, TILES_PER_FORM_IN_PLAY, check_consistency,
+    check_engine as _engine,
     enum_name as _enum_name, fail as _fail, kind_name as _kind_name, path as _path,
 )
 from engine.state cimport GameState
@@ -62,7 +63,6 @@ SCHEMA_VERSION = 1
 LACERDA_OWNER = LACERDA
 
 cdef enum:
-    NUM_KINDS = 64             # task kinds are below this
     MAX_MONEY = 9999           # the schema's range of money and score amounts ($)
 
 SCORE_FIELDS = tuple(f.name for f in _pb.FinalScore.DESCRIPTOR.fields)[:8]  # the steps, total
