@@ -132,7 +132,7 @@ cdef int _stack_shape(const StateC* s) except -1:
         fail("tasks[0].kind", "the bottom task must be BEGIN_GAME, END_TURN or FINISH_TURN")
     if s.tasks[nt - 1].kind >= T_AUTO_FIRST:
         fail(f"tasks[{nt - 1}].kind",
-              "the top task must be a decision or a chance event (automatic steps never wait)")
+             "the top task must be a decision or a chance event (automatic steps never wait)")
     setup = s.tasks[0].kind == T_BEGIN_GAME
     for i in range(nt):
         kind = s.tasks[i].kind
@@ -144,7 +144,7 @@ cdef int _stack_shape(const StateC* s) except -1:
         height = 1 if below == T_END_TURN or below == T_FINISH_TURN else 2
         if below and not (i == height and s.tasks[i - 1].kind == below):
             fail(f"tasks[{i}].kind",
-                  f"{kind_name(kind)} only at height {height}, above {kind_name(below)}")
+                 f"{kind_name(kind)} only at height {height}, above {kind_name(below)}")
         if (kind == T_START_LOC) != (setup and i > 0):
             fail(f"tasks[{i}].kind", "setup is BEGIN_GAME with START_LOC tasks only")
         if kind == T_START_LOC:
@@ -153,11 +153,11 @@ cdef int _stack_shape(const StateC* s) except -1:
                 fail(f"tasks[{i}].player", "chooses a start twice")
             if s.players[p].gallerist != GAL_HOME:
                 fail(f"tasks[{i}].player",
-                      "a player choosing a start location has its gallerist at home")
+                     "a player choosing a start location has its gallerist at home")
             starters |= 1 << p
         if _turn_player >> kind & 1 and s.tasks[i].player != s.turn_player:
             fail(f"tasks[{i}].player",
-                  f"{kind_name(kind)} belongs to the turn player {s.turn_player}")
+                 f"{kind_name(kind)} belongs to the turn player {s.turn_player}")
     if setup and s.turn_count:
         fail("turn.number", "must be 0 during setup")
 
@@ -170,20 +170,20 @@ cdef int _pieces(const StateC* s) except -1:
         g = s.players[p].gallerist
         if g < 4 and not (s.loc_owner[g] == p and s.loc_kind[g] == PIECE_GALLERIST):
             fail(f"players[{p}].gallerist",
-                  f"says location {g} but locations[{g}] does not hold this gallerist")
+                 f"says location {g} but locations[{g}] does not hold this gallerist")
         if (g == GAL_KO) != (s.ko_owner == p and s.ko_kind == PIECE_GALLERIST):
             fail(f"players[{p}].gallerist",
-                  "KICKED_OUT must match kicked_out.owner with a GALLERIST piece")
+                 "KICKED_OUT must match kicked_out.owner with a GALLERIST piece")
     for L in range(4):
         q = s.loc_owner[L]
         if s.loc_kind[L] != PIECE_GALLERIST or q < 0:
             continue
         if q == LACERDA and s.lac_loc != L:
             fail(f"locations[{L}].lacerda",
-                  "holds Lacerda's gallerist, but lacerda.location is elsewhere")
+                 "holds Lacerda's gallerist, but lacerda.location is elsewhere")
         if q != LACERDA and s.players[q].gallerist != L:
             fail(f"locations[{L}].owner",
-                  f"holds the gallerist of seat {q}, whose gallerist is elsewhere")
+                 f"holds the gallerist of seat {q}, whose gallerist is elsewhere")
 
 
 cdef int _kicked_out_rules(const StateC* s) except -1:
@@ -203,10 +203,10 @@ cdef int _kicked_out_rules(const StateC* s) except -1:
         # solo: the player moved onto her piece this turn; it leaves at the turn's end
         if not (nt and s.tasks[0].kind == T_END_TURN):
             fail("kicked_out.lacerda",
-                  "Lacerda's piece is on the kicked-out space only during the player's turn")
+                 "Lacerda's piece is on the kicked-out space only during the player's turn")
         if not turn_gallerist:
             fail("kicked_out.location", f"the turn player's ({tp}) gallerist must stand "
-                  "where the piece was kicked from")
+                 "where the piece was kicked from")
         if not (s.ko_kind == PIECE_ASSISTANT or s.lac_loc == L):
             fail("kicked_out.location", "Lacerda's gallerist was kicked from lacerda.location")
     elif s.num_players == 1:
@@ -214,13 +214,13 @@ cdef int _kicked_out_rules(const StateC* s) except -1:
         if not (s.loc_owner[L] == LACERDA and s.loc_kind[L] == PIECE_GALLERIST
                 and s.lac_loc == L and s.ko_active):
             fail("kicked_out.location", "Lacerda's gallerist must stand where the player's "
-                  "piece was kicked from, with the kicked-out step under way")
+                 "piece was kicked from, with the kicked-out step under way")
     elif owner == tp or not turn_gallerist:
         fail("kicked_out.location", f"the turn player's ({tp}) gallerist must stand where "
-              "the piece was kicked from")
+             "the piece was kicked from")
     if _has_task(s, T_TURN_START):
         fail("kicked_out.owner", "nothing is kicked out before the turn player has moved "
-              "(at most one per turn)")
+             "(at most one per turn)")
 
 
 cdef int _lacerda_rules(const StateC* s) except -1:
@@ -242,19 +242,19 @@ cdef int _lacerda_rules(const StateC* s) except -1:
     elif s.loc_owner[loc] == LACERDA and s.loc_kind[loc] != PIECE_GALLERIST:
         # kicked out by the player: her next move leaves from here without an assistant
         fail(f"locations[{loc}].lacerda",
-              "her assistant never stands where her kicked-out gallerist stood last")
+             "her assistant never stands where her kicked-out gallerist stood last")
     if nt == 0 or s.tasks[0].kind == T_BEGIN_GAME or s.end_triggered:
         due = False                   # setup, the final turn and the end: no more moves
     else:                             # the player's turn: she moves after it (else her turn)
         due = s.tasks[0].kind == T_END_TURN or (nt > 1 and s.tasks[1].kind == T_DISCARD_LARGEST)
     if (s.lac_turn != 0) != due:
         fail("lacerda.move_due",
-              f"must be {'true' if due else 'false'} at this point of the turn")
+             f"must be {'true' if due else 'false'} at this point of the turn")
 
 
 cdef int _lacerda_early(str path) except -1:
     return fail(path, "Lacerda has not moved yet, so none of her pieces is on the board "
-                 "(lacerda.location is UNSPECIFIED)")
+                "(lacerda.location is UNSPECIFIED)")
 
 
 # Where a contract or a reputation tile can be: (kind of place, i, j) -> its path.
@@ -300,7 +300,7 @@ cdef int _unique(const int* items, const int* places, int n, str what) except -1
     for k in range(n):
         if first[items[k]] >= 0:
             fail(_place_path(places[k]), f"{what} {items[k]} is also at "
-                  f"{_place_path(places[first[items[k]]])}; each is in one place")
+                 f"{_place_path(places[first[items[k]]])}; each is in one place")
         first[items[k]] = k
 
 
@@ -344,13 +344,13 @@ cdef int _artist_rules(const StateC* s) except -1:
             bonus_count[bonus] += 1
             if bonus_count[bonus] > ARTIST_BONUS_COUNT[bonus]:
                 fail(f"artists[{a}].bonus",
-                      f"there are only {ARTIST_BONUS_COUNT[bonus]} bonus tiles of each kind")
+                     f"there are only {ARTIST_BONUS_COUNT[bonus]} bonus tiles of each kind")
         if s.ar_promo[a] > ARTIST_PROMO0[a >> 1][a & 1][s.ar_variant[a]]:
             held[s.ar_promo[a]] += 1      # it holds a token of its level
     for level in range(1, 6):
         if s.promo_stock[level] + held[level] != PROMO_TOKENS:
             fail(f"promotion_tokens.level_{level}", f"{s.promo_stock[level]} in the supply + "
-                  f"{held[level]} on promoted artists != {PROMO_TOKENS}")
+                 f"{held[level]} on promoted artists != {PROMO_TOKENS}")
 
 
 cdef int _artist(const StateC* s, int a) except -1:
@@ -372,10 +372,10 @@ cdef int _artist(const StateC* s, int a) except -1:
     else:
         if fame != fame0:
             fail(f"artists[{a}].fame",
-                  f"{fame} differs from the initial fame {fame0} of a face-down artist")
+                 f"{fame} differs from the initial fame {fame0} of a face-down artist")
         if promo != promo0:
             fail(f"artists[{a}].promotion",
-                  f"{promo} differs from the printed level {promo0} of a face-down artist")
+                 f"{promo} differs from the printed level {promo0} of a face-down artist")
         if s.ar_tokens[a] != 2:
             fail(f"artists[{a}].signature_tokens", "a face-down artist still has both tokens")
     if s.ar_collector[a] and not a & 1:
@@ -406,7 +406,7 @@ cdef int _player_rules(const StateC* s) except -1:
         for f in range(4):
             if pl.acquired[f] != pl.sold[f] + by_form[f]:
                 fail(f"players[{p}].works_acquired.{FORM_FIELDS[f]}",
-                      f"{pl.acquired[f]} != {pl.sold[f]} sold + {by_form[f]} exhibited")
+                     f"{pl.acquired[f]} != {pl.sold[f]} sold + {by_form[f]} exhibited")
             sold += pl.sold[f]
         c = pl.commission
         if c >= 0:
@@ -414,11 +414,11 @@ cdef int _player_rules(const StateC* s) except -1:
                 fail(f"players[{p}].commission_artist", f"artist {c} is not discovered")
             if commission_of[c] >= 0:
                 fail(f"players[{p}].commission_artist",
-                      f"artist {c} is also seat {commission_of[c]}'s commission")
+                     f"artist {c} is also seat {commission_of[c]}'s commission")
             commission_of[c] = p
         if pl.gallery[COLLECTOR] > 1 + sold:
             fail(f"players[{p}].gallery.collector", f"{pl.gallery[COLLECTOR]} collectors > 1 + "
-                  f"{sold} works sold (R-VIS-2)")
+                 f"{sold} works sold (R-VIS-2)")
         _card(curator_of, pl.curator, p, "curator")
         _card(dealer_of, pl.dealer, p, "dealer")
         _score_rules(s, pl, p)
@@ -445,7 +445,7 @@ cdef int _score_rules(const StateC* s, const PlayerC* pl, int p) except -1:
         total += pl.score[i]
     if pl.score[7] != total:
         fail(f"players[{p}].final_score.total",
-              f"{pl.score[7]} != the sum of the steps {total}")
+             f"{pl.score[7]} != the sum of the steps {total}")
     if pl.auction_work >= 0 and not (s.easel[0] == pl.auction_work or s.easel[1] == pl.auction_work
                                      or s.easel[2] == pl.auction_work):
         fail(f"players[{p}].final_score.auction_work", "is not one of the renowned works")
@@ -473,11 +473,11 @@ cdef int _board_rules(const StateC* s) except -1:
         total = below + (top >= 0) + bought
         if total != TILES_PER_FORM_IN_PLAY:
             fail(f"work_stacks[{f}]", f"{below} below + {int(top >= 0)} on top + {bought} "
-                  f"bought = {total}, expected {TILES_PER_FORM_IN_PLAY} tiles in play (C§5)")
+                 f"bought = {total}, expected {TILES_PER_FORM_IN_PLAY} tiles in play (C§5)")
         on_top = s.top_visitors[f][0] + s.top_visitors[f][1] + s.top_visitors[f][2]
         if on_top > (WORK_VISITORS[top] if top >= 0 else 0):
             fail(f"work_stacks[{f}].top_visitors",
-                  f"{on_top} visitors is more than the top tile takes")
+                 f"{on_top} visitors is more than the top tile takes")
     if ((s.easel[0] >= 0 and (s.easel[0] == s.easel[1] or s.easel[0] == s.easel[2]))
             or (s.easel[1] >= 0 and s.easel[1] == s.easel[2])):
         fail("renowned_works", "the art forms must differ")
@@ -571,16 +571,16 @@ cdef int _totals(const StateC* s) except -1:
                 total += s.ar_collector[a]
         if total != VISITORS_TOTAL[n][c]:
             fail("bag|plaza|players[].lobby|players[].gallery|work_stacks[].top_visitors."
-                  + VISITOR_FIELDS[c], f"{VISITOR_FIELDS[c]} visitors total {total} (with those "
-                  f"on red artists), expected {VISITORS_TOTAL[n][c]} for {n} players "
-                  "(RULES.md §4)")
+                 + VISITOR_FIELDS[c], f"{VISITOR_FIELDS[c]} visitors total {total} (with those "
+                 f"on red artists), expected {VISITORS_TOTAL[n][c]} for {n} players "
+                 "(RULES.md §4)")
         total = s.box[c] + s.discards[c]
         for p in range(n):
             total += s.players[p].tickets[c]
         if total != TICKETS_PER_COLOUR[n]:
             fail("box_office|ticket_discards|players[].tickets." + VISITOR_FIELDS[c],
-                  f"{VISITOR_FIELDS[c]} tickets total {total}, expected {TICKETS_PER_COLOUR[n]} "
-                  f"for {n} players (RULES.md §4)")
+                 f"{VISITOR_FIELDS[c]} tickets total {total}, expected {TICKETS_PER_COLOUR[n]} "
+                 f"for {n} players (RULES.md §4)")
     for p in range(n):
         pl = &s.players[p]
         on_board = (_on_board(s, p) + pl.contract_asst[0] + pl.contract_asst[1]
@@ -588,13 +588,13 @@ cdef int _totals(const StateC* s) except -1:
         total = pl.desks + pl.queue + pl.removed + on_board
         if total != ASSISTANTS_PER_PLAYER:
             fail(f"players[{p}].assistants", f"desks + queue + removed + {on_board} on the "
-                  f"board = {total}, expected {ASSISTANTS_PER_PLAYER} (RULES.md §4)")
+                 f"board = {total}, expected {ASSISTANTS_PER_PLAYER} (RULES.md §4)")
     if n == 1:
         on_board = _on_board(s, LACERDA)
         if s.lac_supply + on_board != LACERDA_ASSISTANTS:
             fail("lacerda.supply", f"supply + {on_board} on the board = "
-                  f"{s.lac_supply + on_board}, expected {LACERDA_ASSISTANTS} (Lacerda's "
-                  "assistants, RULES.md §4)")
+                 f"{s.lac_supply + on_board}, expected {LACERDA_ASSISTANTS} (Lacerda's "
+                 "assistants, RULES.md §4)")
     for a in range(8):
         total = s.ar_tokens[a]
         for p in range(n):
@@ -603,7 +603,7 @@ cdef int _totals(const StateC* s) except -1:
                 total += s.players[p].works[i] == a
         if total != 2:
             fail(f"artists[{a}].signature_tokens",
-                  f"on the artist + exhibited + commissions = {total}, expected 2 (RULES.md §4)")
+                 f"on the artist + exhibited + commissions = {total}, expected 2 (RULES.md §4)")
 
 
 # ================================================================ the engine's word
