@@ -17,8 +17,9 @@ sys.path.insert(0, os.path.join(HERE, "proto"))
 MOD_NAMES = [
     "engine._core",
     "engine.state",
-    "engine._fastread",
-    "engine._fastwrite",
+    "engine._consistency",
+    "engine._reader",
+    "engine._writer",
     "ai._evaluation",
     "ai._rollout",
     "ai._greedy",

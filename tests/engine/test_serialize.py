@@ -1,4 +1,5 @@
-"""The external form of a state (proto/gallerist/v1/state.proto, engine/serialize.py).
+"""The external form of a state (proto/gallerist/v1/state.proto, engine/serialize.py and
+the compiled codec engine/_reader.pyx, engine/_writer.pyx).
 
 Round trips (JSON and proto) must be exact on every kind of position; the JSON text is
 canonical; and reading is the security boundary in front of the C engine, so every
@@ -19,6 +20,7 @@ import pytest
 
 import engine
 from engine import serialize as S
+from engine._reader import SCORE_FIELDS, check_engine, task_rules
 from engine.errors import InvalidStateError
 from engine.state import TASK_KINDS, GameState
 from proto.gallerist.v1 import state_pb2 as pb
@@ -101,9 +103,16 @@ def test_task_kind_enum_uses_engine_numbers():
 
 
 def test_task_argument_table_names_engine_kinds():
-    """serialize's per-kind argument ranges name real engine task kinds (no typo leaves
-    a kind with the all-zero default by mistake)."""
-    assert set(S._ARG_RANGES) <= set(TASK_KINDS)
+    """The reader's task table covers exactly the engine's task kinds (all but the
+    internal marker), each with a player rule and in-order argument ranges."""
+    rules = task_rules()
+    assert set(rules) == set(TASK_KINDS.values()) - {TASK_KINDS["T_AUTO_FIRST"]}
+    no_player = {TASK_KINDS[k] for k in ("T_CH_VISITOR", "T_CH_TILE", "T_CH_CONTRACT",
+                                         "T_BEGIN_GAME")}
+    for kind, (has_player, ranges) in rules.items():
+        assert has_player == (kind not in no_player)
+        assert len(ranges) == 3 and all(r is None or 0 <= r[0] <= r[1] for r in ranges)
+    assert rules[TASK_KINDS["T_PAY"]][1] == ((0, 30), (0, 7), None)
 
 
 def test_every_enum_has_unspecified_zero():
@@ -163,25 +172,14 @@ def test_every_struct_field_is_represented():
         assert changed, field
 
 
-def test_mirrored_engine_tables():
-    """serialize's copies of data.h numbers agree with what the engine sets up."""
+def test_new_games_read_back():
+    """The reader takes its component numbers from the engine (data.h): every new game,
+    of every player count and many seeds (artist variants, visitor and ticket stocks,
+    easels, Lacerda's supply), reads back exactly."""
     for n in (1, 2, 3, 4):
-        raw = engine.new_game(n, 7)._raw()
-        for c in range(3):
-            total = (raw["bag"][c] + raw["plaza"][c]
-                     + sum(p["lobby"][c] + p["gallery"][c] for p in raw["players"])
-                     + sum(raw["top_visitors"][f][c] for f in range(4))
-                     + (sum(raw["ar_collector"]) if c == 2 else 0))
-            assert total == S.VISITORS_TOTAL[n][c]
-            assert raw["box"][c] == S.TICKETS_PER_COLOUR[n]
-        assert sum(e >= 0 for e in raw["easel"]) == S.EASELS[n]
-        assert raw["lac_supply"] == (S.LACERDA_ASSISTANTS if n == 1 else 0)
-    for seed in range(40):
-        raw = engine.new_game(2, seed)._raw()
-        for a in range(8):
-            v = raw["ar_variant"][a]
-            assert raw["ar_fame"][a] == S.ARTIST_FAME0[a >> 1][a & 1][v]
-            assert raw["ar_promo"][a] == S.ARTIST_PROMO0[a >> 1][a & 1][v]
+        for seed in range(40 if n == 2 else 5):
+            s = engine.new_game(n, seed)
+            assert GameState.from_proto(s.to_proto()).state_bytes() == s.state_bytes()
 
 
 # ---------------------------------------------------------------- round trips
@@ -300,7 +298,7 @@ def test_terminal_state_has_scores_and_no_tasks():
     assert obj["tasks"] == [] and obj["gameEnd"]["over"] is True
     for player, scores in zip(obj["players"], end.final_scores()):
         fs = player["finalScore"]
-        assert fs["total"] == sum(fs[k] for k in S.SCORE_STEPS[:7]) == scores["total"]
+        assert fs["total"] == sum(fs[k] for k in SCORE_FIELDS[:7]) == scores["total"]
     assert GameState.from_json(end.to_json()) == end
 
 
@@ -503,9 +501,15 @@ def _unsorted_deck(d: Json) -> None:
     d["contractDeck"] = sorted(d["contractDeck"] + [pile.pop()], reverse=True)
 
 
+def _initial_fame(a: int, variant: int) -> int:
+    """Artist a's printed fame for its variant, as a new game sets it up."""
+    return next(raw["ar_fame"][a] for seed in range(100)
+                if (raw := engine.new_game(2, seed)._raw())["ar_variant"][a] == variant)
+
+
 def _fame_below_initial(d: Json) -> None:
     a = next(a for a in range(8) if d["artists"][a]["discovered"])
-    d["artists"][a]["fame"] = 1 if S.ARTIST_FAME0[a >> 1][a & 1][d["artists"][a]["variant"]] > 1 else 0
+    d["artists"][a]["fame"] = 1 if _initial_fame(a, d["artists"][a]["variant"]) > 1 else 0
 
 
 def _promotion_below_printed(d: Json) -> None:
@@ -662,17 +666,36 @@ def test_broken_state_is_rejected_naming_the_field(name, mutate, needle):
     assert not message.startswith("state could not be validated"), message
 
 
-def test_engine_invariant_check_is_the_last_word(monkeypatch):
-    """The C invariant check runs on every state read: with the Python totals check
-    switched off, an extra visitor is still rejected, named by INVARIANT_NAMES."""
+def test_engine_invariant_check_is_the_last_word():
+    """The reader's last layer is the engine's own word: the C invariant check (an extra
+    visitor, named by INVARIANT_NAMES) and a live position with something to do."""
     from engine.state import INVARIANT_NAMES
-    monkeypatch.setattr(S, "_CONSISTENCY_CHECKS",
-                        tuple(c for c in S._CONSISTENCY_CHECKS if c is not S._check_totals))
-    d = _base()
-    d["plaza"]["vip"] += 1
+    raw = GameState.from_json(_base_json())._raw()
+    raw["plaza"][0] += 1
     with pytest.raises(InvalidStateError) as info:
-        GameState.from_json(json.dumps(d))
-    assert INVARIANT_NAMES[1] in str(info.value)
+        check_engine(GameState._from_raw(raw))
+    assert str(info.value) == f"state: breaks an invariant of RULES.md §4: {INVARIANT_NAMES[1]}"
+    check_engine(GameState.from_json(_base_json()))
+
+
+def test_broken_states_give_the_recorded_messages():
+    """Each hand-made broken state gives exactly the message recorded in
+    tests/data/codec_golden.json (the texts users see stay as precise as before)."""
+    golden = _golden()["messages"]
+    assert set(golden) == {name for name, _, _ in CORPUS}
+    for name, mutate, _ in CORPUS:
+        d = _base()
+        mutate(d)
+        with pytest.raises(InvalidStateError) as info:
+            GameState.from_json(json.dumps(d))
+        assert str(info.value) == golden[name], name
+
+
+@functools.lru_cache(maxsize=None)
+def _golden() -> Json:
+    import pathlib
+    path = pathlib.Path(__file__).parents[1] / "data" / "codec_golden.json"
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 # ---------------------------------------------------------------- fuzzing
@@ -822,17 +845,20 @@ def test_fuzz_proto_fields_with_type_range_values():
         _plays_on(state, rng, 8)
 
 
+_TASK_RULES = task_rules()
+
+
 def _random_task(rng: random.Random, n: int) -> pb.PendingTask:
     """A task of any accepted kind with arguments inside that kind's ranges."""
-    kind = rng.choice(sorted(S._ACCEPTED_KINDS))
-    name = S._KIND_NAME[kind]
-    args = [rng.randint(*r) if r else 0 for r in S._ARG_RANGES.get(name, (None,) * 3)]
-    if name == "T_CH_VISITOR" and args[0] != 0:
+    kind = rng.choice(sorted(_TASK_RULES))
+    has_player, ranges = _TASK_RULES[kind]
+    args = [rng.randint(*r) if r else 0 for r in ranges]
+    if kind == TASK_KINDS["T_CH_VISITOR"] and args[0] != 0:
         args[1] = rng.randrange(n)
-    if name == "T_VISITOR_PLAZA":
+    if kind == TASK_KINDS["T_VISITOR_PLAZA"]:
         args[0] = rng.choice([3, 7])
     task = pb.PendingTask(kind=kind, a=args[0], b=args[1], c=args[2])  # type: ignore[arg-type]
-    if kind not in S._NO_PLAYER_KINDS:
+    if has_player:
         task.player = rng.randrange(n)
     return task
 

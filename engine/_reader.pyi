@@ -1,0 +1,14 @@
+"""Type stubs for the compiled state reader (engine/_reader.pyx)."""
+from typing import Any
+
+from engine.state import GameState
+
+SCHEMA_VERSION: int
+LACERDA_OWNER: int
+VISITOR_FIELDS: tuple[str, ...]
+FORM_FIELDS: tuple[str, ...]
+SCORE_FIELDS: tuple[str, ...]
+
+def task_rules() -> dict[int, tuple[bool, tuple[Any, Any, Any]]]: ...
+def read_state(msg: Any) -> GameState: ...
+def check_engine(state: GameState) -> None: ...
