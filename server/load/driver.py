@@ -55,7 +55,7 @@ from server.load.sampler import Sampler
 from server.load.servers import ROOT, ServerProcess, round_robin_target
 
 __all__ = ["DEFAULT_OUT", "DESCRIPTION", "LOCUSTFILE", "add_arguments", "main",
-           "parse_duration", "run", "run_from_args"]
+           "parse_duration", "run", "run_from_args", "write_summary"]
 
 DESCRIPTION = __doc__.split("\n\n", 1)[0].replace("\n", " ")
 BENCH = os.path.join(ROOT, "bench")
@@ -267,9 +267,14 @@ def _summarize_run(prefix: str, done: _Driven, config: dict[str, Any],
                   "html": prefix + "_report.html", "locust_log": prefix + "_locust.log"},
         "locust_command": " ".join(done.command),
     })
-    with open(prefix + "_summary.json", "w", encoding="utf-8") as fh:
-        json.dump(summary, fh, indent=2, default=float)
+    write_summary(prefix + "_summary.json", summary)
     return summary
+
+
+def write_summary(path: str, summary: dict[str, Any]) -> None:
+    """Write a run's summary as JSON (numpy numbers as floats)."""
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(summary, fh, indent=2, default=float)
 
 
 def parse_duration(text: str | float) -> float:
@@ -366,8 +371,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(summary, fh, indent=2, default=float)
+        write_summary(args.json, summary)
     ok = summary["failures"] == 0 and summary["requests"] > 0
     if args.soak:
         ok = ok and bool(summary["memory"].get("flat"))
