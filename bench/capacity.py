@@ -15,11 +15,11 @@ it; with ``--repeat N`` each row runs N times and the run with the least other C
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import Any
 
+from figures import write_json
 from server.load.driver import DEFAULT_OUT, run
 
 #: (budget mix, workers per server, replicas, SuggestMoves users, game players)
@@ -85,9 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(line)
         print(line, flush=True)
     print("\n" + "\n".join(lines))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(results, fh, indent=2, default=float)
+    write_json(args.json, results, default=float)
     return 0 if all(r["failures"] == 0 for r in results) else 1
 
 

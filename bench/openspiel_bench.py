@@ -28,7 +28,6 @@ It is a script, not a test: nothing fails on slow numbers.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 from typing import Any, Callable
@@ -38,6 +37,7 @@ from ai.arena import format_report, run_tournament
 from ai.bot import Budget
 from ai.mcts import MctsBot
 from ai.openspiel_bots import OpenSpielMctsBot
+from figures import write_json
 from positions import sample_states
 
 
@@ -143,9 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n2. strength at equal wall time: {time_ms:g} ms per move, {args.players} players, "
           f"seat-rotated games (>= {games})")
     st = strength(args.players, time_ms, games, args.workers, args.seed)
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump({"speed": sp, "strength": st}, fh, indent=1)
+    write_json(args.json, {"speed": sp, "strength": st}, indent=1)
     return 0
 
 

@@ -11,13 +11,13 @@ decisions/s (tree overhead), expectimax nodes/s, and win rates from seat-rotated
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 
 import engine
 import ai
 from ai.play import play_game
+from figures import write_json
 from positions import sample_states
 
 
@@ -111,9 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         results.setdefault("strength", []).append(r)
         print(f"  {a:<36} vs {b:<8} win rate {100 * r['win_rate_a']:5.1f}% over {games} games "
               f"({r['seconds']:.0f} s)")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(results, fh, indent=2)
+    write_json(args.json, results)
     return 0
 
 

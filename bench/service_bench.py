@@ -29,7 +29,6 @@ fails on slow numbers. The machine has 2 cores; other work on it shows up in the
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import re
@@ -44,6 +43,7 @@ from typing import Any
 import engine
 from ai.hint_client import HintClient, hint_request
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from figures import write_json
 from positions import mid_game_states
 from proto.gallerist.v1 import hints_pb2
 from server import convert
@@ -335,9 +335,7 @@ def main(argv: list[str] | None = None) -> int:
           f"(an empty call) {floor:.2f} ms: the service adds {same['above floor']:.2f} / "
           f"{new['above floor']:.2f} ms; time budgets: p99 - (budget + 20 ms) = "
           f"{worst:+.1f} ms (<= 0 meets it)")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(results, fh, indent=2)
+    write_json(args.json, results)
     return 0
 
 

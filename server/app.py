@@ -36,21 +36,28 @@ EXTRA_THREADS = 4
 HEALTH_SERVICE_NAME: str = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
 
 
+@dataclasses.dataclass(eq=False)
 class GalleristServer:
     """A started-or-not gRPC server with its health status and search slots.
 
     It offers the `grpc.Server` calls that matter (`start`, `stop`,
     `wait_for_termination`); `stop` is graceful: health first turns NOT_SERVING.
+
+    Attributes:
+        server: the gRPC server.
+        port: the bound port.
+        health: its health servicer.
+        servicer: the GalleristAI servicer.
+        slots: the search slots.
+        address: "host:port" it serves on.
     """
 
-    def __init__(self, server: grpc.Server, port: int, health_servicer: health.HealthServicer,
-                 servicer: GalleristServicer, slots: SearchSlots, address: str) -> None:
-        self.server = server
-        self.port = port
-        self.health = health_servicer
-        self.servicer = servicer
-        self.slots = slots
-        self.address = address
+    server: grpc.Server
+    port: int
+    health: health.HealthServicer
+    servicer: GalleristServicer
+    slots: SearchSlots
+    address: str
 
     def start(self) -> None:
         """Start serving; health turns SERVING."""

@@ -43,6 +43,8 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from server.load.corpus import DEFAULT_CORPUS
@@ -53,7 +55,7 @@ from server.load.sampler import Sampler
 from server.load.servers import ROOT, ServerProcess, round_robin_target
 
 __all__ = ["DEFAULT_OUT", "DESCRIPTION", "LOCUSTFILE", "add_arguments", "main",
-           "parse_duration", "run", "run_from_args"]
+           "parse_duration", "run", "run_from_args", "write_summary"]
 
 DESCRIPTION = __doc__.split("\n\n", 1)[0].replace("\n", " ")
 BENCH = os.path.join(ROOT, "bench")
@@ -109,6 +111,46 @@ def run(*, duration: float = 60.0, users: int | None = None, players: int = 1,
     Returns:
         The summary (also written to ``{out}/{name}_summary.json``).
     """
+    users = _checked_users(budgets, users, workers, replicas, players, duration, spawn_rate)
+    say = (lambda *a, **k: None) if quiet else print
+    prefix = _fresh_prefix(out, name)
+    ramp_s = (users + players) / spawn_rate
+    # locust's -t counts from the start, spawning included; stats are reset after it.
+    run_s = duration + ramp_s
+    sample_s = sample_s or (10.0 if soak else 2.0)
+    warmup_s = min(60.0, duration / 5.0) if warmup_s is None else warmup_s
+    load_before = os.getloadavg()
+
+    def locust_at(target: str) -> list[str]:
+        """Say what runs against `target`; locust's command line."""
+        say(f"{replicas} server(s) with {workers} worker(s) each at {target}; {users} "
+            f"SuggestMoves user(s) [{budgets}] + {players} game player(s) for "
+            f"{duration:g} s (+{ramp_s:.1f} s spawning); load average "
+            f"{load_before[0]:.2f} ({os.cpu_count()} cores)", flush=True)
+        return locust_command(target, users, players, spawn_rate, run_s, prefix,
+                              prefix + "_report.html", budgets, retries, prefix + "_extra.json",
+                              corpus, hint_wait, play_wait, invalid_share)
+
+    done = _drive(prefix, replicas, workers, server_args, server_nice, sample_s, run_s, locust_at)
+    config = {"duration_s": duration, "users": users, "players": players,
+              "spawn_rate": spawn_rate, "workers": workers, "replicas": replicas,
+              "budgets": budgets, "retries": retries, "cores": os.cpu_count(),
+              "target": done.target, "wall_s": done.wall_s}
+    summary = _summarize_run(prefix, done, config, load_before, budgets=budgets, soak=soak,
+                             warmup_s=warmup_s, cpu_from_s=min(run_s / 2, ramp_s + 3.0))
+    if not quiet:
+        print(format_summary(summary))
+    return summary
+
+
+def _checked_users(budgets: str, users: int | None, workers: int, replicas: int, players: int,
+                   duration: float, spawn_rate: float) -> int:
+    """The SuggestMoves users of a run (default: one per search slot), once its options
+    are checked.
+
+    Raises:
+        ValueError: a bad budget mix or an option out of range.
+    """
     BudgetMix.parse(budgets)      # fail early on a bad mix
     if workers < 1 or replicas < 1 or players < 0 or duration <= 0 or spawn_rate <= 0:
         raise ValueError("workers, replicas, duration and spawn rate must be positive, "
@@ -116,89 +158,123 @@ def run(*, duration: float = 60.0, users: int | None = None, players: int = 1,
     users = workers * replicas if users is None else users
     if users < 0 or users + players < 1:
         raise ValueError("need at least one user")
-    say = (lambda *a, **k: None) if quiet else print
+    return users
+
+
+def _fresh_prefix(out: str, name: str) -> str:
+    """The path prefix of a run's files in `out` (made if missing), after removing the
+    files of an earlier run of that name that would be read as this run's."""
     os.makedirs(out, exist_ok=True)
     prefix = os.path.join(out, name)
-    html = prefix + "_report.html"
-    extra_json = prefix + "_extra.json"
     for suffix in ("_stats.csv", "_failures.csv", "_extra.json"):
         if os.path.exists(prefix + suffix):
             os.remove(prefix + suffix)
-    ramp_s = (users + players) / spawn_rate
-    # locust's -t counts from the start, spawning included; stats are reset after it.
-    run_s = duration + ramp_s
-    sample_s = sample_s or (10.0 if soak else 2.0)
-    if warmup_s is None:
-        warmup_s = min(60.0, duration / 5.0)
-    load_before = os.getloadavg()
+    return prefix
 
+
+@dataclass(frozen=True)
+class _Driven:
+    """What a run of the servers and locust leaves for its summary."""
+
+    target: str
+    command: list[str]
+    samples: list[dict[str, Any]]
+    wall_s: float
+    server_exit_codes: list[int | None]
+
+
+def _drive(prefix: str, replicas: int, workers: int, server_args: list[str] | None,
+           server_nice: int, sample_s: float, run_s: float,
+           command: Callable[[str], list[str]]) -> _Driven:
+    """Start the servers, run locust (`command(target)`) against them while sampling
+    them, and stop them, whatever happens.
+
+    Raises:
+        RuntimeError: a server did not start, or locust failed.
+    """
     servers: list[ServerProcess] = []
-    sampler: Sampler | None = None
     try:
         for r in range(replicas):
             servers.append(ServerProcess(workers, f"{prefix}_server{r}.log", server_args,
                                          nice=server_nice))
         target = round_robin_target([s.address for s in servers])
-        say(f"{replicas} server(s) with {workers} worker(s) each at {target}; {users} "
-            f"SuggestMoves user(s) [{budgets}] + {players} game player(s) for "
-            f"{duration:g} s (+{ramp_s:.1f} s spawning); load average "
-            f"{load_before[0]:.2f} ({os.cpu_count()} cores)", flush=True)
-        cmd = locust_command(target, users, players, spawn_rate, run_s, prefix, html,
-                             budgets, retries, extra_json, corpus, hint_wait, play_wait,
-                             invalid_share)
+        cmd = command(target)
         sampler = Sampler([s.proc.pid for s in servers], sample_s)
-        t0 = time.monotonic()
-        with open(prefix + "_locust.log", "w", encoding="utf-8") as log:
-            locust = subprocess.Popen(cmd, cwd=ROOT, stdout=log,
-                                      stderr=subprocess.STDOUT)
-            sampler.watch_locust(locust.pid)
-            sampler.start()
-            try:
-                locust_rc = locust.wait(timeout=run_s + 120)
-            except subprocess.TimeoutExpired:
-                locust.kill()
-                locust_rc = locust.wait()
-            except BaseException:
-                locust.terminate()
-                locust.wait()
-                raise
+        wall = _sampled_locust(cmd, prefix, run_s, sampler)
+    finally:
+        exit_codes = [s.stop() for s in servers]
+    return _Driven(target, cmd, sampler.samples, wall, exit_codes)
+
+
+def _sampled_locust(cmd: list[str], prefix: str, run_s: float, sampler: Sampler) -> float:
+    """Run locust while `sampler` samples; the wall time in seconds.
+
+    Raises:
+        RuntimeError: locust failed or wrote no statistics (with the end of its log).
+    """
+    t0 = time.monotonic()
+    try:
+        locust_rc = _wait_locust(cmd, prefix, run_s + 120, sampler)
         wall = time.monotonic() - t0
         sampler.stop()
-        if locust_rc != 0 or not os.path.exists(prefix + "_stats.csv"):
-            with open(prefix + "_locust.log", encoding="utf-8", errors="replace") as fh:
-                tail = fh.read()[-3000:]
-            raise RuntimeError(f"locust failed (exit {locust_rc}):\n{tail}")
     finally:
-        if sampler is not None and sampler._thread.is_alive():
+        if sampler._thread.is_alive():
             sampler.stop()
-        exit_codes = [s.stop() for s in servers]
+    if locust_rc != 0 or not os.path.exists(prefix + "_stats.csv"):
+        with open(prefix + "_locust.log", encoding="utf-8", errors="replace") as fh:
+            tail = fh.read()[-3000:]
+        raise RuntimeError(f"locust failed (exit {locust_rc}):\n{tail}")
+    return wall
 
+
+def _wait_locust(cmd: list[str], prefix: str, timeout: float, sampler: Sampler) -> int:
+    """Run locust (its output into PREFIX_locust.log), starting `sampler` once it runs;
+    its exit code (killed after `timeout` seconds; stopped if this is interrupted)."""
+    with open(prefix + "_locust.log", "w", encoding="utf-8") as log:
+        locust = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        sampler.watch_locust(locust.pid)
+        sampler.start()
+        try:
+            return locust.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            locust.kill()
+            return locust.wait()
+        except BaseException:
+            locust.terminate()
+            locust.wait()
+            raise
+
+
+def _summarize_run(prefix: str, done: _Driven, config: dict[str, Any],
+                   load_before: tuple[float, float, float], *, budgets: str,
+                   warmup_s: float, soak: bool, cpu_from_s: float) -> dict[str, Any]:
+    """The summary of a run from locust's files and the samples, with the run's facts;
+    also written to PREFIX_summary.json."""
     stats = read_stats_csv(prefix + "_stats.csv")
     failures = read_failures_csv(prefix + "_failures.csv")
     extra: dict[str, Any] = {}
-    if os.path.exists(extra_json):
-        with open(extra_json, encoding="utf-8") as fh:
+    if os.path.exists(prefix + "_extra.json"):
+        with open(prefix + "_extra.json", encoding="utf-8") as fh:
             extra = json.load(fh)
-    summary = summarize(stats, failures, extra, sampler.samples if sampler else [],
-                        budgets=budgets, warmup_s=warmup_s, soak=soak,
-                        cpu_from_s=min(run_s / 2, ramp_s + 3.0))
+    summary = summarize(stats, failures, extra, done.samples, budgets=budgets,
+                        warmup_s=warmup_s, soak=soak, cpu_from_s=cpu_from_s)
     summary.update({
-        "config": {"duration_s": duration, "users": users, "players": players,
-                   "spawn_rate": spawn_rate, "workers": workers, "replicas": replicas,
-                   "budgets": budgets, "retries": retries, "cores": os.cpu_count(),
-                   "target": target, "wall_s": wall},
+        "config": config,
         "load_average_before": load_before, "load_average_after": os.getloadavg(),
-        "server_exit_codes": exit_codes,
+        "server_exit_codes": done.server_exit_codes,
         "files": {"stats_csv": prefix + "_stats.csv", "failures_csv": prefix + "_failures.csv",
-                  "history_csv": prefix + "_stats_history.csv", "html": html,
-                  "locust_log": prefix + "_locust.log"},
-        "locust_command": " ".join(cmd),
+                  "history_csv": prefix + "_stats_history.csv",
+                  "html": prefix + "_report.html", "locust_log": prefix + "_locust.log"},
+        "locust_command": " ".join(done.command),
     })
-    with open(prefix + "_summary.json", "w", encoding="utf-8") as fh:
-        json.dump(summary, fh, indent=2, default=float)
-    if not quiet:
-        print(format_summary(summary))
+    write_summary(prefix + "_summary.json", summary)
     return summary
+
+
+def write_summary(path: str, summary: dict[str, Any]) -> None:
+    """Write a run's summary as JSON (numpy numbers as floats)."""
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(summary, fh, indent=2, default=float)
 
 
 def parse_duration(text: str | float) -> float:
@@ -295,8 +371,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(summary, fh, indent=2, default=float)
+        write_summary(args.json, summary)
     ok = summary["failures"] == 0 and summary["requests"] > 0
     if args.soak:
         ok = ok and bool(summary["memory"].get("flat"))
