@@ -4,8 +4,9 @@ protobuf's wire format, straight from the engine struct (the reader is engine/_r
 
 `write_state(state)` returns the message's bytes, for `engine.serialize` to parse with
 protobuf itself (`FromString`, ~0.02 ms where building the message field by field from
-Python costs ~0.4 ms). Every tag (field number and wire type) and enum number comes
-from engine/_state_pb.pxi, which proto/generate.py makes from state.proto at build time.
+Python costs ~0.4 ms). Every tag (field number and wire type), field encoding and enum
+number comes from engine/_state_pb.pxi, which proto/generate.py makes from state.proto at
+build time; a message of scalars is written from an array of its values in field order.
 
 Wire format: https://protobuf.dev/programming-guides/encoding/ (proto3: a singular
 field with no presence is left out when zero; optional fields and submessages are

@@ -2,8 +2,9 @@
 
 The Python stubs are written next to the `.proto` files (package `proto.gallerist.v1`);
 `engine/_state_pb.pxi` gets, from protoc's descriptor of state.proto, the tag (field
-number and wire type) of every field and the number of every enum value, for the
-compiled codec (engine/_codec.pyx). None of these is kept in git. `setup.py` runs this
+number and wire type) and the encoding (plain, optional, signed, nested) of every field
+and the number of every enum value, for the compiled codec (engine/_reader.pyx,
+engine/_writer.pyx). None of these is kept in git. `setup.py` runs this
 on every build; run it by hand with `python proto/generate.py` after editing a `.proto`.
 """
 from __future__ import annotations
