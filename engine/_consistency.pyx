@@ -31,15 +31,6 @@ from engine.errors import InvalidStateError
 from engine.state import INVARIANT_NAMES
 from proto.gallerist.v1 import state_pb2 as _pb
 
-cdef extern from "data.h" nogil:
-    const int8_t VISITORS_TOTAL[5][3]
-    const int8_t TICKETS_PER_COLOUR[5]
-    const int8_t ARTIST_FAME0[4][2][2]
-    const int8_t ARTIST_PROMO0[4][2][2]
-    const int8_t ARTIST_BONUS_COUNT[5]
-    const int8_t WORK_VISITORS[8]
-    const int8_t PROMO_TOKENS
-
 cdef enum:
     MAX_PLACES = 160           # places a contract or a reputation tile can be in
 
@@ -451,12 +442,8 @@ cdef int _score_rules(const StateC* s, const PlayerC* pl, int p) except -1:
         fail(f"players[{p}].final_score.auction_work", "is not one of the renowned works")
 
 
-cdef inline int _popcount(unsigned int x) noexcept nogil:
-    cdef int c = 0
-    while x:
-        x &= x - 1
-        c += 1
-    return c
+cdef extern from *:
+    int _popcount "__builtin_popcount" (unsigned int x) nogil
 
 
 cdef int _board_rules(const StateC* s) except -1:

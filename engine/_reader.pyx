@@ -36,6 +36,8 @@ from engine._core cimport (
 )
 from engine._consistency cimport (
     ASSISTANTS_PER_PLAYER, NUM_KINDS, TILES_PER_FORM_IN_PLAY, check_consistency,
+    VISITORS_TOTAL, TICKETS_PER_COLOUR, EASELS, FAME_MAX, INFLUENCE_MAX, PROMO_TOKENS,
+    NUM_DESKS, START_QUEUE,
     check_engine as _engine,
     enum_name as _enum_name, fail as _fail, kind_name as _kind_name, path as _path,
 )
@@ -46,16 +48,6 @@ from engine.state import MAX_GAME_LENGTH
 from proto.gallerist.v1 import state_pb2 as _pb
 
 include "_state_pb.pxi"
-
-cdef extern from "data.h" nogil:
-    const int8_t VISITORS_TOTAL[5][3]
-    const int8_t TICKETS_PER_COLOUR[5]
-    const int8_t EASELS[5]
-    const int8_t ARTIST_FAME0[4][2][2]
-    const int8_t ARTIST_PROMO0[4][2][2]
-    const int8_t ARTIST_BONUS_COUNT[5]
-    const int8_t WORK_VISITORS[8]
-    const int8_t FAME_MAX, INFLUENCE_MAX, PROMO_TOKENS, NUM_DESKS, START_QUEUE
 
 #: The version written to and required in `GameState.schema_version`.
 SCHEMA_VERSION = 1
@@ -201,6 +193,22 @@ cdef int _counts(m, str field, tuple names, const int8_t* his, int8_t* out, str 
         out[k] = v
 
 
+cdef uint32_t _ascending(values, long hi, str fmt, long i, str what) except? 0:
+    """A repeated field of numbers in 0..hi, strictly ascending, as a bit set (`fmt` with
+    index i is the field's path)."""
+    cdef long k, v, prev = -1
+    cdef uint32_t mask = 0
+    for k in range(len(values)):
+        v = values[k]
+        if not 0 <= v <= hi:
+            _range_fail(_path(fmt + "[{1}]", i, k, ""), v, 0, hi, what)
+        if v <= prev:
+            _fail(_path(fmt, i, 0, ""), "must be strictly ascending")
+        mask |= (<uint32_t>1) << v
+        prev = v
+    return mask
+
+
 cdef long _owner(m, str field, str fmt, long i, long n) except? -9:
     """An owner: a seat (optional `field`), or LACERDA when the message's `lacerda` flag
     is set (solo only, `field` then absent), or -1."""
@@ -314,9 +322,10 @@ cdef int _task(t, long i, long n, TaskC* out) except -1:
 
 
 cdef int _player(p, long seat, long n, PlayerC* pl) except -1:
-    cdef long k, v, card
+    cdef long k, v
     cdef int8_t his[4]
-    cdef str fmt = "players[{0}]"
+    cdef str fmt = "players[{0}]", rep = "players[{0}].reputation[{1}]"
+    cdef str asst = "players[{0}].assistants"
     if p.seat != seat:
         _fail(f"players[{seat}].seat", f"{p.seat} differs from its index {seat}")
     assistants = _need(p, "assistants", fmt, seat)
@@ -329,26 +338,12 @@ cdef int _player(p, long seat, long n, PlayerC* pl) except -1:
     spaces = p.reputation
     _len(len(spaces), 6, 6, fmt, seat, 0, "reputation")
     for k in range(6):
-        _enum(spaces[k], "bonus", k + 1, k + 1, "players[{0}].reputation[{1}]", seat, k)
-        pl.rep[k] = _opt(spaces[k], "tile", 0, NUM_REP_TILES - 1, "players[{0}].reputation[{1}]",
-                         seat, k, "reputation tile")
+        _enum(spaces[k], "bonus", k + 1, k + 1, rep, seat, k)
+        pl.rep[k] = _opt(spaces[k], "tile", 0, NUM_REP_TILES - 1, rep, seat, k, "reputation tile")
     slots = p.contracts
     _len(len(slots), 3, 3, fmt, seat, 0, "contracts")
     for k in range(3):
-        slot = slots[k]
-        card = _opt(slot, "contract", 0, NUM_CONTRACTS - 1, "players[{0}].contracts[{1}]",
-                    seat, k, "contract id")
-        if card < 0:   # never filled: the engine still has its zeroed fields
-            _enum(slot, "side", 0, 0, "players[{0}].contracts[{1}]", seat, k)
-            if slot.assistant:
-                _fail(f"players[{seat}].contracts[{k}].assistant",
-                      "an empty slot has no assistant")
-            pl.contract_state[k] = CS_FACE_UP
-        else:
-            pl.contract_state[k] = _enum(slot, "side", CONTRACT_SIDE_FACE_UP, CONTRACT_SIDE_INFLUENCE,
-                                         "players[{0}].contracts[{1}]", seat, k) - CONTRACT_SIDE_FACE_UP
-        pl.contract[k] = card
-        pl.contract_asst[k] = slot.assistant
+        _contract_slot(slots[k], seat, k, pl)
     his[0] = his[1] = his[2] = his[3] = TILES_PER_FORM_IN_PLAY
     _counts(p, "works_acquired", FORM_FIELDS, his, pl.acquired, fmt, seat)
     _counts(p, "works_sold", FORM_FIELDS, his, pl.sold, fmt, seat)
@@ -359,10 +354,9 @@ cdef int _player(p, long seat, long n, PlayerC* pl) except -1:
     _counts(p, "gallery", VISITOR_FIELDS, VISITORS_TOTAL[n], pl.gallery, fmt, seat)
     his[0] = his[1] = his[2] = TICKETS_PER_COLOUR[n]
     _counts(p, "tickets", VISITOR_FIELDS, his, pl.tickets, fmt, seat)
-    pl.desks = _num(assistants, "desks", 0, NUM_DESKS, "players[{0}].assistants", seat)
-    pl.queue = _num(assistants, "queue", 0, START_QUEUE, "players[{0}].assistants", seat)
-    pl.removed = _num(assistants, "removed", 0, ASSISTANTS_PER_PLAYER, "players[{0}].assistants",
-                      seat)
+    pl.desks = _num(assistants, "desks", 0, NUM_DESKS, asst, seat)
+    pl.queue = _num(assistants, "queue", 0, START_QUEUE, asst, seat)
+    pl.removed = _num(assistants, "removed", 0, ASSISTANTS_PER_PLAYER, asst, seat)
     pl.gallerist = _enum(p, "gallerist", GALLERIST_PLACE_SALES_OFFICE, GALLERIST_PLACE_KICKED_OUT,
                          fmt, seat) - GALLERIST_PLACE_SALES_OFFICE
     pl.commission = _opt(p, "commission_artist", 0, 7, fmt, seat, 0, "artist slot")
@@ -371,6 +365,23 @@ cdef int _player(p, long seat, long n, PlayerC* pl) except -1:
     pl.curator = -1 if v == CURATOR_CARD_HIDDEN else v - CURATOR_CARD_C1
     v = _enum(p, "dealer", DEALER_CARD_HIDDEN, DEALER_CARD_D4, fmt, seat)
     pl.dealer = -1 if v == DEALER_CARD_HIDDEN else v - DEALER_CARD_D1
+
+
+cdef int _contract_slot(slot, long seat, long k, PlayerC* pl) except -1:
+    """A contract slot: a contract (with its side and assistant), or never filled, so the
+    engine still has its zeroed fields."""
+    cdef str fmt = "players[{0}].contracts[{1}]"
+    cdef long card = _opt(slot, "contract", 0, NUM_CONTRACTS - 1, fmt, seat, k, "contract id")
+    if card < 0:
+        _enum(slot, "side", 0, 0, fmt, seat, k)
+        if slot.assistant:
+            _fail(f"players[{seat}].contracts[{k}].assistant", "an empty slot has no assistant")
+        pl.contract_state[k] = CS_FACE_UP
+    else:
+        pl.contract_state[k] = _enum(slot, "side", CONTRACT_SIDE_FACE_UP, CONTRACT_SIDE_INFLUENCE,
+                                     fmt, seat, k) - CONTRACT_SIDE_FACE_UP
+    pl.contract[k] = card
+    pl.contract_asst[k] = slot.assistant
 
 
 cdef int _final_score(sc, long seat, PlayerC* pl) except -1:
@@ -458,34 +469,22 @@ cdef int _artists(msg, StateC* s) except -1:
 
 
 cdef int _stacks(stacks, StateC* s, long n) except -1:
-    cdef long f, i, k, prev
+    cdef long f
     _len(len(stacks), 4, 4, "work_stacks")
     for f in range(4):
         stack = stacks[f]
         _enum(stack, "form", f + 1, f + 1, "work_stacks[{0}]", f)
-        prev = -1
-        below = stack.tiles_below
-        for i in range(len(below)):
-            k = _rng(below[i], 0, 7, "work_stacks[{0}].tiles_below[{1}]", f, i, "",
-                     "work tile kind")
-            if k <= prev:
-                _fail(f"work_stacks[{f}].tiles_below", "must be strictly ascending")
-            s.stack_mask[f] |= 1 << k
-            prev = k
+        s.stack_mask[f] = _ascending(stack.tiles_below, 7, "work_stacks[{0}].tiles_below", f,
+                                     "work tile kind")
         s.stack_top[f] = _opt(stack, "top_tile", 0, 7, "work_stacks[{0}]", f, 0, "work tile kind")
         _counts(stack, "top_visitors", VISITOR_FIELDS, VISITORS_TOTAL[n], s.top_visitors[f],
                 "work_stacks[{0}]", f)
 
 
 cdef int _contracts(msg, StateC* s) except -1:
-    cdef long i, j, c, nc, prev = -1
-    deck = msg.contract_deck
-    for i in range(len(deck)):
-        c = _rng(deck[i], 0, NUM_CONTRACTS - 1, "contract_deck[{0}]", i, 0, "", "contract id")
-        if c <= prev:
-            _fail("contract_deck", "must be strictly ascending")
-        s.deck_mask |= (<uint32_t>1) << c
-        prev = c
+    cdef long i, j, nc
+    s.deck_mask = _ascending(msg.contract_deck, NUM_CONTRACTS - 1, "contract_deck", 0,
+                             "contract id")
     piles = msg.contract_piles
     _len(len(piles), 4, 4, "contract_piles")
     for i in range(4):

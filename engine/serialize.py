@@ -29,16 +29,8 @@ from engine.errors import InvalidStateError
 from engine.state import GameState
 from proto.gallerist.v1 import state_pb2 as pb
 
-__all__ = [
-    "LACERDA",
-    "SCHEMA_VERSION",
-    "InvalidStateError",
-    "state_from_json",
-    "state_from_proto",
-    "state_to_dict",
-    "state_to_json",
-    "state_to_proto",
-]
+__all__ = ["LACERDA", "SCHEMA_VERSION", "InvalidStateError", "state_from_json",
+           "state_from_proto", "state_to_dict", "state_to_json", "state_to_proto"]
 
 #: Longest JSON text accepted: a full game's history is ~0.3 MB, so this only stops abuse.
 MAX_JSON_CHARS = 4 * 1024 * 1024

@@ -2,8 +2,9 @@
 
 The Python stubs are written next to the `.proto` files (package `proto.gallerist.v1`);
 `engine/_state_pb.pxi` gets, from protoc's descriptor of state.proto, the tag (field
-number and wire type) of every field and the number of every enum value, for the
-compiled codec (engine/_codec.pyx). None of these is kept in git. `setup.py` runs this
+number and wire type) and the encoding (plain, optional, signed, nested) of every field
+and the number of every enum value, for the compiled codec (engine/_reader.pyx,
+engine/_writer.pyx). None of these is kept in git. `setup.py` runs this
 on every build; run it by hand with `python proto/generate.py` after editing a `.proto`.
 """
 from __future__ import annotations
@@ -65,9 +66,22 @@ def _wire_type(field) -> int:  # type: ignore[no-untyped-def]
     raise ValueError(f"the codec does not write {field.name}'s type {field.type}")
 
 
+def _encoding(field) -> str:  # type: ignore[no-untyped-def]
+    """How the writer writes a scalar field (a message or repeated field is NESTED)."""
+    from google.protobuf import descriptor_pb2 as d
+
+    T = d.FieldDescriptorProto
+    if field.type == T.TYPE_MESSAGE or field.label == T.LABEL_REPEATED:
+        return "ENC_NESTED"
+    if field.proto3_optional:
+        return "ENC_OPTIONAL"
+    return "ENC_SIGNED" if field.type == T.TYPE_INT32 else "ENC_PLAIN"
+
+
 def _write_pxi(descriptor_set: bytes) -> None:
-    """The enum values of state.proto, `TAG_<Message>_<field>` and the arrays
-    `TAGS_<Message>` (the tags in field order) as Cython constants."""
+    """The enum values of state.proto, `TAG_<Message>_<field>`, and the arrays `TAGS_<Message>`
+    (the tags in field order) and `ENC_<Message>` (how each field is written: ENC_PLAIN left
+    out when 0, ENC_OPTIONAL written when present, ENC_SIGNED an int32) as Cython constants."""
     from google.protobuf import descriptor_pb2
 
     fds = descriptor_pb2.FileDescriptorSet.FromString(descriptor_set)
@@ -79,11 +93,13 @@ def _write_pxi(descriptor_set: bytes) -> None:
     for msg in state.message_type:
         lines.append(f"    # message {msg.name}")
         lines += [f"    TAG_{msg.name}_{f.name} = {f.number << 3 | _wire_type(f)}" for f in msg.field]
-    lines.append("")
+    lines += ["", "cdef enum:", "    ENC_PLAIN, ENC_OPTIONAL, ENC_SIGNED, ENC_NESTED", ""]
     for msg in state.message_type:   # the same tags by field index, for loops over a message
         lines.append(f"cdef int TAGS_{msg.name}[{len(msg.field)}]")
         lines.append(f"TAGS_{msg.name}[:] = [" + ", ".join(
             f"TAG_{msg.name}_{f.name}" for f in msg.field) + "]")
+        lines.append(f"cdef int ENC_{msg.name}[{len(msg.field)}]")
+        lines.append(f"ENC_{msg.name}[:] = [" + ", ".join(_encoding(f) for f in msg.field) + "]")
     text = "\n".join(lines) + "\n"
     old = open(PXI, encoding="utf-8").read() if os.path.exists(PXI) else None
     if text != old:      # keep the timestamp, so an unchanged schema rebuilds nothing
