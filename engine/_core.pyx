@@ -25,6 +25,7 @@ cdef extern from "data.h" nogil:
     const int8_t STAR_VALUE[7]
     const int8_t FAME_MAX, CELEBRITY_MONEY
     enum: BONUS_MONEY, BONUS_INFLUENCE, BONUS_FAME, BONUS_TWO_TICKETS, BONUS_VISITOR
+    enum: NUM_ARTIST_BONUS_KINDS
     const int8_t ARTIST_BONUS_COUNT[5]
     enum: TKP_VIP, TKP_INV, TKP_ANY, TKP_VIP_PLUS, TKP_INV_PLUS, TKP_TWO
     const int8_t WORK_FAME[8]
@@ -490,232 +491,383 @@ cdef int pay_range(const StateC* s, const TaskC* t, int* lo, int* hi) noexcept n
 cdef inline int in_final_round(const StateC* s) noexcept nogil:
     return s.end_triggered and s.turns_left <= s.num_players
 
-# ---------------------------------------------------------------- legal actions
+# ---------------------------------------------------------------- legal actions, one function per task kind
+# Each takes the top task t of its kind and writes the options of its player to `out`,
+# returning their count; state_legal_actions dispatches on the kind and sorts.
+
+cdef int legal_start_loc(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """RN §1.7: a location still holding a start tile and no gallerist."""
+    cdef int L, n = 0
+    for L in range(NUM_LOCATIONS):
+        if s.loc_tile[L] >= 0 and s.loc_owner[L] < 0:
+            out[n] = A_START_LOC + L
+            n += 1
+    return n
+
+cdef int legal_turn_start(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-EXEC-1: an executive action before the move; R-MOVE-1: the moves."""
+    cdef int n = 0
+    if not s.ea_used:
+        n = ea_options(s, t.player, out)
+    return n + legal_moves(s, t.player, out + n)
+
+cdef int legal_leave(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-MOVE-3: no assistant, one from a desk, or one from another location."""
+    cdef int p = t.player, L, n = 1
+    cdef const PlayerC* pl = &s.players[p]
+    out[0] = A_LEAVE_NONE
+    if pl.desks > 0:
+        out[n] = A_LEAVE_DESK
+        n += 1
+    for L in range(NUM_LOCATIONS):
+        if s.loc_owner[L] == p and s.loc_kind[L] == PIECE_ASSISTANT:
+            out[n] = A_LEAVE_LOC + L
+            n += 1
+    # R-MOVE-1 fix: when the destination (the T_LOC_ACTION right below) has an
+    # action only because a desk assistant is left behind (a hire with four full
+    # desks), that is the only choice: the others would turn the move into a pass.
+    # (No choice ever removes an action: leaving a desk assistant only frees a desk,
+    # and an assistant left on a location can still go to the market, R-MKT-1.)
+    L = s.tasks[s.num_tasks - 2].a
+    if (pl.desks > 0 and not (can_action(s, p, L, 0) or can_action(s, p, L, 1))
+            and leave_keeps_action(s, p, t.a, L, A_LEAVE_DESK)):
+        out[0] = A_LEAVE_DESK
+        n = 1
+    return n
+
+cdef int legal_loc_action(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-MOVE-1: action A or B of location t.a when legal; a pass only if neither is."""
+    cdef int i, n = 0
+    for i in range(2):
+        if can_action(s, t.player, t.a, i):
+            out[n] = A_ACTION + i
+            n += 1
+    if n == 0:
+        out[0] = A_PASS
+        n = 1
+    return n
+
+cdef int legal_after_action(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-EXEC-1: an executive action after the location action (if none yet), or end."""
+    cdef int n = 0
+    if not s.ea_used:
+        n = ea_options(s, t.player, out)
+    out[n] = A_END_TURN
+    return n + 1
+
+cdef int legal_ko(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-KO-1: pass; pay influence back to the previous fame icon and take action A or
+    B of the location kicked from; or an executive action."""
+    cdef int p = t.player, i, k, n = 1
+    cdef PlayerC* pl = &s.players[p]
+    out[0] = A_KO_PASS
+    if pl.influence > 0:
+        k = pl.influence
+        pl.influence = ((k - 1) // 5) * 5     # RN §2.4: back to the previous fame icon
+        for i in range(2):
+            if can_action(s, p, s.ko_loc, i):
+                out[n] = A_KO_ACTION + i
+                n += 1
+        pl.influence = k
+    return n + ea_options(s, p, out + n)
+
+cdef int legal_discover(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-ART-2: any face-down artist."""
+    cdef int i, n = 0
+    for i in range(NUM_ARTISTS):
+        if not s.ar_discovered[i]:
+            out[n] = A_ARTIST + i
+            n += 1
+    return n
+
+cdef int legal_buy(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-ART-1: an artist whose work the player can buy."""
+    cdef int i, n = 0
+    for i in range(NUM_ARTISTS):
+        if can_buy_artist(s, t.player, i):
+            out[n] = A_ARTIST + i
+            n += 1
+    return n
+
+cdef int legal_promote(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """RN §5.2: an artist the player can promote."""
+    cdef int i, n = 0
+    for i in range(NUM_ARTISTS):
+        if can_promote_artist(s, t.player, i):
+            out[n] = A_ARTIST + i
+            n += 1
+    return n
+
+cdef int legal_fame_bonus(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """C§7 fame bonus, R-ART-3: a discovered artist that is not a celebrity."""
+    cdef int i, n = 0
+    for i in range(NUM_ARTISTS):
+        if s.ar_discovered[i] and s.ar_fame[i] < FAME_MAX:
+            out[n] = A_ARTIST + i
+            n += 1
+    return n
+
+cdef int legal_pay(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """RN §7.2, R-ART-1: the influence money-steps a payment may use."""
+    cdef int k, lo, hi, n = 0
+    pay_range(s, t, &lo, &hi)
+    for k in range(lo, hi + 1):
+        out[n] = A_PAY + k
+        n += 1
+    return n
+
+cdef int legal_fame_steps(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """RN §7.3, R-ART-1: at least t.c influence fame-steps, up to the cap of 19."""
+    cdef const PlayerC* pl = &s.players[t.player]
+    cdef int k, n = 0
+    cdef int hi = _min(fame_steps(pl.influence), _max(0, FAME_MAX - s.ar_fame[t.a] - t.b))
+    if s.ar_fame[t.a] >= FAME_MAX:
+        hi = 0
+    for k in range(_min(t.c, hi), hi + 1):
+        out[n] = A_FAME + k
+        n += 1
+    return n
+
+# R-TIX-1 fix: a ticket is taken, never declined: a colour held neither by the box
+# office nor by the discards is not offered (with none left the task is void)
+
+cdef int legal_ticket_any(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-TIX-1: one ticket of any obtainable colour."""
+    cdef int c, n = 0
+    for c in range(3):
+        if ticket_obtainable(s, c):
+            out[n] = A_TICKET + c
+            n += 1
+    return n
+
+cdef int legal_ticket_pair(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-TIX-1: two tickets of different colours, the pairs that give the most."""
+    cdef int c, n = 0, hi = 1
+    for c in range(3):
+        hi = _max(hi, ticket_obtainable(s, PAIR_A[c]) + ticket_obtainable(s, PAIR_B[c]))
+    for c in range(3):
+        if ticket_obtainable(s, PAIR_A[c]) + ticket_obtainable(s, PAIR_B[c]) == hi:
+            out[n] = A_TICKET_PAIR + c
+            n += 1
+    return n
+
+cdef int legal_ticket_or(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """C§5, R-TIX-1: one ticket of colour t.a or t.b."""
+    cdef int n = 0
+    if ticket_obtainable(s, t.a):
+        out[n] = A_TICKET + t.a
+        n += 1
+    if ticket_obtainable(s, t.b):
+        out[n] = A_TICKET + t.b
+        n += 1
+    return n
+
+cdef int legal_box_discard(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-TIX-1: a colour other than t.a returned from the box office."""
+    cdef int c, n = 0
+    for c in range(3):
+        if c != t.a and s.box[c] > 0:
+            out[n] = A_BOX_DISCARD + c
+            n += 1
+    return n
+
+cdef int legal_visitor_plaza(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-VIS-1, R-VIS-2: a plaza visitor of an allowed type (mask t.a) that may enter."""
+    cdef const PlayerC* pl = &s.players[t.player]
+    cdef int c, n = 0
+    for c in range(3):
+        if (t.a >> c) & 1 and s.plaza[c] > 0 and can_enter_gallery(pl, c):
+            out[n] = A_VISITOR + c
+            n += 1
+    return n
+
+cdef int legal_lobby_out(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-VIS-3: a lobby visitor who leaves for the plaza."""
+    cdef int c, n = 0
+    for c in range(3):
+        if s.players[t.player].lobby[c] > 0:
+            out[n] = A_VISITOR + c
+            n += 1
+    return n
+
+cdef int legal_gallery_out(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-CON-2: a gallery visitor who leaves for the plaza."""
+    cdef int c, n = 0
+    for c in range(3):
+        if s.players[t.player].gallery[c] > 0:
+            out[n] = A_VISITOR + c
+            n += 1
+    return n
+
+cdef int legal_orient(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-CON-2: the sold contract's side, money or influence."""
+    out[0] = A_ORIENT
+    out[1] = A_ORIENT + 1
+    return 2
+
+cdef int legal_rep_space(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-VIS-3, C§7: an empty reputation space of the player board."""
+    cdef int i, n = 0
+    for i in range(NUM_REP_SPACES):
+        if s.players[t.player].rep[i] < 0:
+            out[n] = A_REP_SPACE + i
+            n += 1
+    return n
+
+cdef int legal_deal4(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-CON-1: deal 4 new contracts (if any can be dealt) or not."""
+    out[0] = A_DEAL4_NO
+    if deck_dealable(s) > 0:
+        out[1] = A_DEAL4_YES
+        return 2
+    return 1
+
+cdef int legal_pile(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-CON-1: the top card of a non-empty display pile."""
+    cdef int i, n = 0
+    for i in range(4):
+        if s.pile_len[i] > 0:
+            out[n] = A_PILE + i
+            n += 1
+    return n
+
+cdef int legal_contract_slot(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-CON-1: an empty board slot or one with a face-down contract."""
+    cdef const PlayerC* pl = &s.players[t.player]
+    cdef int k, n = 0
+    for k in range(3):
+        if pl.contract[k] < 0 or pl.contract_state[k] != CS_FACE_UP:
+            out[n] = A_CSLOT + k
+            n += 1
+    return n
+
+cdef int legal_sell(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-CON-2: an exhibited work and a face-up contract of its art form."""
+    cdef const PlayerC* pl = &s.players[t.player]
+    cdef int i, k, n = 0
+    for i in range(pl.nworks):
+        for k in range(3):
+            if sell_pair_ok(s, pl, i, k):
+                out[n] = A_SELL + 3 * i + k
+                n += 1
+    return n
+
+cdef int legal_hire(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-HIRE-1: 1..k assistants, k <= empty desks and queued ones, when affordable."""
+    cdef const PlayerC* pl = &s.players[t.player]
+    cdef int k, n = 0, cost = 0
+    for k in range(1, _min(NUM_DESKS - pl.desks, pl.queue) + 1):
+        cost += HIRE_COST[START_QUEUE - pl.queue + k - 1]
+        if affordable(pl, cost):
+            out[n] = A_HIRE + k - 1
+            n += 1
+    return n
+
+cdef int legal_market(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-MKT-1, C§10: a reachable space of the reputation rows (t.a = 0) or auction
+    rows (t.a = 1)."""
+    cdef int r, c, n = 0
+    for r in range(4 * t.a, 4 + 3 * t.a):
+        for c in range(3):
+            if can_market_space(s, t.player, r, c):
+                out[n] = A_MARKET + 3 * r + c
+                n += 1
+    return n
+
+cdef int legal_assist_src(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-MKT-1: the assistant placed comes from a desk, a location or the kicked-out
+    space."""
+    cdef int p = t.player, L, n = 0
+    if s.players[p].desks > 0:
+        out[n] = A_SRC_DESK
+        n += 1
+    for L in range(NUM_LOCATIONS):
+        if s.loc_owner[L] == p and s.loc_kind[L] == PIECE_ASSISTANT:
+            out[n] = A_SRC_LOC + L
+            n += 1
+    if s.ko_active and s.ko_owner == p and s.ko_kind == PIECE_ASSISTANT:
+        out[n] = A_SRC_KO
+        n += 1
+    return n
+
+cdef int legal_ticket_move(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """R-EXEC-2: one visitor move per ticket; stopping only after the first (t.a > 0)."""
+    cdef int c, r, n = 0
+    for c in range(3):
+        for r in range(5):
+            if can_ticket_move(s, t.player, c, r):
+                out[n] = A_TMOVE + 5 * c + r
+                n += 1
+    if t.a > 0:
+        out[n] = A_TMOVE_DONE
+        n += 1
+    return n
+
+cdef int legal_discard_largest(StateC* s, const TaskC* t, action_t* out) noexcept nogil:
+    """RN §10: a ticket from a largest box-office stack, the player's choice among ties
+    (none when the box office is empty)."""
+    cdef int c, n = 0, k = _max(s.box[0], _max(s.box[1], s.box[2]))
+    if k > 0:
+        for c in range(3):
+            if s.box[c] == k:
+                out[n] = A_DISCARD_LARGEST + c
+                n += 1
+    return n
+
+cdef inline void sort_actions(action_t* out, int n) noexcept nogil:
+    """Insertion sort, ascending. Fix: GameState.legal_actions promises ascending ids,
+    but T_TURN_START listed the executive actions (8..11) before the moves (4..7) and
+    T_KO the kicked-out actions (22..24) before the executive actions."""
+    cdef int i, j, k
+    for i in range(1, n):
+        k = out[i]
+        j = i - 1
+        while j >= 0 and out[j] > k:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = k
 
 cdef int state_legal_actions(StateC* s, action_t* out) noexcept nogil:
     """The options of the top decision task (empty at a chance point or the end)."""
     cdef TaskC* t
-    cdef PlayerC* pl
-    cdef int n = 0, i, k, c, r, lo, hi, p, L
+    cdef int n = 0, k
     if s.terminal or s.num_tasks == 0:
         return 0
     t = &s.tasks[s.num_tasks - 1]
-    if t.kind >= T_CH_VISITOR:
-        return 0
-    p = t.player
-    pl = &s.players[p]
-    if t.kind == T_START_LOC:
-        for L in range(NUM_LOCATIONS):
-            if s.loc_tile[L] >= 0 and s.loc_owner[L] < 0:
-                out[n] = A_START_LOC + L
-                n += 1
-    elif t.kind == T_TURN_START:
-        if not s.ea_used:
-            n = ea_options(s, p, out)
-        n += legal_moves(s, p, out + n)
-    elif t.kind == T_LEAVE:
-        out[0] = A_LEAVE_NONE
-        n = 1
-        if pl.desks > 0:
-            out[n] = A_LEAVE_DESK
-            n += 1
-        for L in range(NUM_LOCATIONS):
-            if s.loc_owner[L] == p and s.loc_kind[L] == PIECE_ASSISTANT:
-                out[n] = A_LEAVE_LOC + L
-                n += 1
-        # R-MOVE-1 fix: when the destination (the T_LOC_ACTION right below) has an
-        # action only because a desk assistant is left behind (a hire with four full
-        # desks), that is the only choice: the others would turn the move into a pass.
-        # (No choice ever removes an action: leaving a desk assistant only frees a desk,
-        # and an assistant left on a location can still go to the market, R-MKT-1.)
-        L = s.tasks[s.num_tasks - 2].a
-        if (pl.desks > 0 and not (can_action(s, p, L, 0) or can_action(s, p, L, 1))
-                and leave_keeps_action(s, p, t.a, L, A_LEAVE_DESK)):
-            out[0] = A_LEAVE_DESK
-            n = 1
-    elif t.kind == T_LOC_ACTION:
-        for i in range(2):
-            if can_action(s, p, t.a, i):
-                out[n] = A_ACTION + i
-                n += 1
-        if n == 0:
-            out[0] = A_PASS
-            n = 1
-    elif t.kind == T_AFTER_ACTION:
-        if not s.ea_used:
-            n = ea_options(s, p, out)
-        out[n] = A_END_TURN
-        n += 1
-    elif t.kind == T_KO:
-        out[0] = A_KO_PASS
-        n = 1
-        if pl.influence > 0:
-            k = pl.influence
-            pl.influence = ((k - 1) // 5) * 5     # RN §2.4: back to the previous fame icon
-            for i in range(2):
-                if can_action(s, p, s.ko_loc, i):
-                    out[n] = A_KO_ACTION + i
-                    n += 1
-            pl.influence = k
-        n += ea_options(s, p, out + n)
-    elif t.kind == T_DISCOVER:
-        for i in range(NUM_ARTISTS):
-            if not s.ar_discovered[i]:
-                out[n] = A_ARTIST + i
-                n += 1
-    elif t.kind == T_BUY:
-        for i in range(NUM_ARTISTS):
-            if can_buy_artist(s, p, i):
-                out[n] = A_ARTIST + i
-                n += 1
-    elif t.kind == T_PROMOTE:
-        for i in range(NUM_ARTISTS):
-            if can_promote_artist(s, p, i):
-                out[n] = A_ARTIST + i
-                n += 1
-    elif t.kind == T_FAME_BONUS:
-        for i in range(NUM_ARTISTS):
-            if s.ar_discovered[i] and s.ar_fame[i] < FAME_MAX:
-                out[n] = A_ARTIST + i
-                n += 1
-    elif t.kind == T_PAY:
-        pay_range(s, t, &lo, &hi)
-        for k in range(lo, hi + 1):
-            out[n] = A_PAY + k
-            n += 1
-    elif t.kind == T_FAME_STEPS:
-        hi = _min(fame_steps(pl.influence), _max(0, FAME_MAX - s.ar_fame[t.a] - t.b))
-        if s.ar_fame[t.a] >= FAME_MAX:
-            hi = 0
-        for k in range(_min(t.c, hi), hi + 1):
-            out[n] = A_FAME + k
-            n += 1
-    # R-TIX-1 fix: a ticket is taken, never declined: a colour held neither by the box
-    # office nor by the discards is not offered (with none left the task is void)
-    elif t.kind == T_TICKET_ANY:
-        for c in range(3):
-            if ticket_obtainable(s, c):
-                out[n] = A_TICKET + c
-                n += 1
-    elif t.kind == T_TICKET_PAIR:
-        hi = 1
-        for c in range(3):
-            hi = _max(hi, ticket_obtainable(s, PAIR_A[c]) + ticket_obtainable(s, PAIR_B[c]))
-        for c in range(3):
-            if ticket_obtainable(s, PAIR_A[c]) + ticket_obtainable(s, PAIR_B[c]) == hi:
-                out[n] = A_TICKET_PAIR + c
-                n += 1
-    elif t.kind == T_TICKET_OR:
-        if ticket_obtainable(s, t.a):
-            out[n] = A_TICKET + t.a
-            n += 1
-        if ticket_obtainable(s, t.b):
-            out[n] = A_TICKET + t.b
-            n += 1
-    elif t.kind == T_BOX_DISCARD:
-        for c in range(3):
-            if c != t.a and s.box[c] > 0:
-                out[n] = A_BOX_DISCARD + c
-                n += 1
-    elif t.kind == T_VISITOR_PLAZA:
-        for c in range(3):
-            if (t.a >> c) & 1 and s.plaza[c] > 0 and can_enter_gallery(pl, c):
-                out[n] = A_VISITOR + c
-                n += 1
-    elif t.kind == T_LOBBY_OUT:
-        for c in range(3):
-            if pl.lobby[c] > 0:
-                out[n] = A_VISITOR + c
-                n += 1
-    elif t.kind == T_GALLERY_OUT:
-        for c in range(3):
-            if pl.gallery[c] > 0:
-                out[n] = A_VISITOR + c
-                n += 1
-    elif t.kind == T_ORIENT:
-        out[0] = A_ORIENT
-        out[1] = A_ORIENT + 1
-        n = 2
-    elif t.kind == T_REP_SPACE:
-        for i in range(NUM_REP_SPACES):
-            if pl.rep[i] < 0:
-                out[n] = A_REP_SPACE + i
-                n += 1
-    elif t.kind == T_DEAL4:
-        out[0] = A_DEAL4_NO
-        n = 1
-        if deck_dealable(s) > 0:
-            out[1] = A_DEAL4_YES
-            n = 2
-    elif t.kind == T_PILE:
-        for i in range(4):
-            if s.pile_len[i] > 0:
-                out[n] = A_PILE + i
-                n += 1
-    elif t.kind == T_CONTRACT_SLOT:
-        for k in range(3):
-            if pl.contract[k] < 0 or pl.contract_state[k] != CS_FACE_UP:
-                out[n] = A_CSLOT + k
-                n += 1
-    elif t.kind == T_SELL:
-        for i in range(pl.nworks):
-            for k in range(3):
-                if sell_pair_ok(s, pl, i, k):
-                    out[n] = A_SELL + 3 * i + k
-                    n += 1
-    elif t.kind == T_HIRE:
-        c = 0
-        for k in range(1, _min(NUM_DESKS - pl.desks, pl.queue) + 1):
-            c += HIRE_COST[START_QUEUE - pl.queue + k - 1]
-            if affordable(pl, c):
-                out[n] = A_HIRE + k - 1
-                n += 1
-    elif t.kind == T_MARKET:
-        for r in range(4 * t.a, 4 + 3 * t.a):
-            for c in range(3):
-                if can_market_space(s, p, r, c):
-                    out[n] = A_MARKET + 3 * r + c
-                    n += 1
-    elif t.kind == T_ASSIST_SRC:
-        if pl.desks > 0:
-            out[n] = A_SRC_DESK
-            n += 1
-        for L in range(NUM_LOCATIONS):
-            if s.loc_owner[L] == p and s.loc_kind[L] == PIECE_ASSISTANT:
-                out[n] = A_SRC_LOC + L
-                n += 1
-        if s.ko_active and s.ko_owner == p and s.ko_kind == PIECE_ASSISTANT:
-            out[n] = A_SRC_KO
-            n += 1
-    elif t.kind == T_TICKET_MOVE:
-        for c in range(3):
-            for r in range(5):
-                if can_ticket_move(s, p, c, r):
-                    out[n] = A_TMOVE + 5 * c + r
-                    n += 1
-        if t.a > 0:
-            out[n] = A_TMOVE_DONE
-            n += 1
-    elif t.kind == T_DISCARD_LARGEST:
-        # RN §10: a ticket from a largest box-office stack, the player's choice among
-        # ties (none when the box office is empty)
-        k = _max(s.box[0], _max(s.box[1], s.box[2]))
-        if k > 0:
-            for c in range(3):
-                if s.box[c] == k:
-                    out[n] = A_DISCARD_LARGEST + c
-                    n += 1
-    # Fix: GameState.legal_actions promises ascending ids, but T_TURN_START listed the
-    # executive actions (8..11) before the moves (4..7) and T_KO the kicked-out actions
-    # (22..24) before the executive actions.
-    for i in range(1, n):
-        k = out[i]
-        c = i - 1
-        while c >= 0 and out[c] > k:
-            out[c + 1] = out[c]
-            c -= 1
-        out[c + 1] = k
+    k = t.kind
+    if k == T_START_LOC: n = legal_start_loc(s, t, out)
+    elif k == T_TURN_START: n = legal_turn_start(s, t, out)
+    elif k == T_LEAVE: n = legal_leave(s, t, out)
+    elif k == T_LOC_ACTION: n = legal_loc_action(s, t, out)
+    elif k == T_AFTER_ACTION: n = legal_after_action(s, t, out)
+    elif k == T_KO: n = legal_ko(s, t, out)
+    elif k == T_DISCOVER: n = legal_discover(s, t, out)
+    elif k == T_BUY: n = legal_buy(s, t, out)
+    elif k == T_PROMOTE: n = legal_promote(s, t, out)
+    elif k == T_PAY: n = legal_pay(s, t, out)
+    elif k == T_FAME_STEPS: n = legal_fame_steps(s, t, out)
+    elif k == T_FAME_BONUS: n = legal_fame_bonus(s, t, out)
+    elif k == T_TICKET_ANY: n = legal_ticket_any(s, t, out)
+    elif k == T_TICKET_PAIR: n = legal_ticket_pair(s, t, out)
+    elif k == T_TICKET_OR: n = legal_ticket_or(s, t, out)
+    elif k == T_BOX_DISCARD: n = legal_box_discard(s, t, out)
+    elif k == T_VISITOR_PLAZA: n = legal_visitor_plaza(s, t, out)
+    elif k == T_LOBBY_OUT: n = legal_lobby_out(s, t, out)
+    elif k == T_GALLERY_OUT: n = legal_gallery_out(s, t, out)
+    elif k == T_ORIENT: n = legal_orient(s, t, out)
+    elif k == T_REP_SPACE: n = legal_rep_space(s, t, out)
+    elif k == T_DEAL4: n = legal_deal4(s, t, out)
+    elif k == T_PILE: n = legal_pile(s, t, out)
+    elif k == T_CONTRACT_SLOT: n = legal_contract_slot(s, t, out)
+    elif k == T_SELL: n = legal_sell(s, t, out)
+    elif k == T_HIRE: n = legal_hire(s, t, out)
+    elif k == T_MARKET: n = legal_market(s, t, out)
+    elif k == T_ASSIST_SRC: n = legal_assist_src(s, t, out)
+    elif k == T_TICKET_MOVE: n = legal_ticket_move(s, t, out)
+    elif k == T_DISCARD_LARGEST: n = legal_discard_largest(s, t, out)
+    sort_actions(out, n)
     return n
+
 
 cdef int state_chance_outcomes(StateC* s, action_t* out, int* weights) noexcept nogil:
     """Outcomes of the top chance task, with integer weights (probability = w / sum)."""
@@ -1042,84 +1194,101 @@ cdef void exhibited_counts(const StateC* s, const PlayerC* pl, int* out) noexcep
     for i in range(pl.nworks):
         out[pl.works[i] >> 1] += 1
 
-cdef void score_auction(StateC* s) noexcept nogil:
-    """R-AUC-1: renowned works to the highest offers, each choosing for its owner. Solo:
-    Lacerda bids too (index 1, after the player in turn order, RN §10); if she comes
-    first she takes the work and the player gets none."""
-    cdef int n = s.num_players, p, q, r, c, i, e, tmp, best_e, best_as, v, gain, owner
+cdef int auction_bidders(const StateC* s, int* order, int* offer) noexcept nogil:
+    """R-AUC-1: each bidder's offer (total, then column III, II, I) and the bidders in
+    turn order (solo: Lacerda as index 1, after the player, RN §10); returns how many."""
+    cdef int n = s.num_players, p, r, c, i, owner, nb = 0
     cdef int m = n + 1 if n == 1 else n
-    cdef int order[MAX_PLAYERS]
-    cdef int offer[MAX_PLAYERS][4]    # total, column III, II, I
-    cdef int taken[MAX_EASELS]
-    cdef int ex[4]
-    cdef int sd[4]
-    cdef int np = 0, best
-    cdef PlayerC* pl
-    for i in range(MAX_EASELS):
-        taken[i] = 0
     for p in range(m):
         owner = p if p < n else LACERDA
         for i in range(4):
-            offer[p][i] = 0
+            offer[4 * p + i] = 0
         for r in range(4, 7):
             for c in range(3):
                 if s.mk_asst[r][c] == owner:
-                    offer[p][0] += AUCTION_COST[r - 4]
-                    offer[p][3 - c] += AUCTION_COST[r - 4]
-        if offer[p][0] > 0:
-            order[np] = p
-            np += 1
-    # stable insertion sort: total, then column III, II, I; turn order breaks the rest
-    for i in range(1, np):
+                    offer[4 * p] += AUCTION_COST[r - 4]
+                    offer[4 * p + 3 - c] += AUCTION_COST[r - 4]
+        if offer[4 * p] > 0:
+            order[nb] = p
+            nb += 1
+    return nb
+
+cdef void auction_sort(int* order, int nb, int* offer) noexcept nogil:
+    """R-AUC-1: stable insertion sort by total, then column III, II, I; turn order
+    breaks the rest."""
+    cdef int i, e, p, q, r, cmp
+    for i in range(1, nb):
         e = i
         while e > 0:
             p = order[e - 1]
             q = order[e]
-            tmp = 0
+            cmp = 0
             for r in range(4):
-                if offer[q][r] != offer[p][r]:
-                    tmp = 1 if offer[q][r] > offer[p][r] else -1
+                if offer[4 * q + r] != offer[4 * p + r]:
+                    cmp = 1 if offer[4 * q + r] > offer[4 * p + r] else -1
                     break
-            if tmp <= 0:
+            if cmp <= 0:
                 break
             order[e - 1] = q
             order[e] = p
             e -= 1
-    for i in range(np):
+
+cdef int auction_choice(const StateC* s, const PlayerC* pl, const int* taken,
+                        int* best_as) noexcept nogil:
+    """R-AUC-1: the free easel, counted as exhibited (0) or sold (1), that maximises the
+    player's final money (ties: the lower easel, then Curator); -1 if none is left."""
+    cdef int ex[4]
+    cdef int sd[4]
+    cdef int e, r, v, gain, best = -1, best_e = -1
+    exhibited_counts(s, pl, ex)
+    for r in range(4):
+        sd[r] = pl.sold[r]
+    best_as[0] = 0
+    for e in range(MAX_EASELS):
+        if s.easel[e] < 0 or taken[e]:
+            continue
+        v = renowned_value(s, s.easel[e])
+        ex[s.easel[e]] += 1
+        gain = curator_score(pl.curator, ex)
+        ex[s.easel[e]] -= 1
+        gain -= curator_score(pl.curator, ex)
+        if v + gain > best:
+            best = v + gain
+            best_e = e
+            best_as[0] = 0
+        sd[s.easel[e]] += 1
+        gain = dealer_score(pl.dealer, sd)
+        sd[s.easel[e]] -= 1
+        gain -= dealer_score(pl.dealer, sd)
+        if v + gain > best:
+            best = v + gain
+            best_e = e
+            best_as[0] = 1
+    return best_e
+
+cdef void score_auction(StateC* s) noexcept nogil:
+    """R-AUC-1: renowned works to the highest offers, each choosing for its owner. Solo:
+    Lacerda bids too (index 1, after the player in turn order, RN §10); if she comes
+    first she takes the work and the player gets none."""
+    cdef int order[MAX_PLAYERS]
+    cdef int offer[4 * MAX_PLAYERS]   # per bidder: total, column III, II, I
+    cdef int taken[MAX_EASELS]
+    cdef int i, e, p, v, best_e, best_as, nb
+    cdef PlayerC* pl
+    for i in range(MAX_EASELS):
+        taken[i] = 0
+    nb = auction_bidders(s, order, offer)
+    auction_sort(order, nb, offer)
+    for i in range(nb):
         p = order[i]
-        if p >= n:                    # Lacerda takes a work for nobody's score
+        if p >= s.num_players:        # Lacerda takes a work for nobody's score
             for e in range(MAX_EASELS):
                 if s.easel[e] >= 0 and not taken[e]:
                     taken[e] = 1
                     break
             continue
         pl = &s.players[p]
-        exhibited_counts(s, pl, ex)
-        for r in range(4):
-            sd[r] = pl.sold[r]
-        best = -1
-        best_e = -1
-        best_as = 0
-        for e in range(MAX_EASELS):
-            if s.easel[e] < 0 or taken[e]:
-                continue
-            v = renowned_value(s, s.easel[e])
-            ex[s.easel[e]] += 1
-            gain = curator_score(pl.curator, ex)
-            ex[s.easel[e]] -= 1
-            gain -= curator_score(pl.curator, ex)
-            if v + gain > best:
-                best = v + gain
-                best_e = e
-                best_as = 0
-            sd[s.easel[e]] += 1
-            gain = dealer_score(pl.dealer, sd)
-            sd[s.easel[e]] -= 1
-            gain -= dealer_score(pl.dealer, sd)
-            if v + gain > best:
-                best = v + gain
-                best_e = e
-                best_as = 1
+        best_e = auction_choice(s, pl, taken, &best_as)
         if best_e < 0:
             break
         taken[best_e] = 1
@@ -1129,26 +1298,14 @@ cdef void score_auction(StateC* s) noexcept nogil:
         pl.score[3] = v
         pl.money += v
 
-cdef void final_scoring(StateC* s) noexcept nogil:
-    """RN §9.2: majorities, reputation, exhibition, auction, curator, dealer, influence."""
-    cdef int n = s.num_players, p, q, c, r, i, j, k, places, cnt, tot, a, tile, amount
-    cdef int m = n + 1 if n == 1 else n   # solo: Lacerda competes as index 1 (RN §10)
+cdef void score_majorities(StateC* s) noexcept nogil:
+    """R-DATA-1: market column majorities. Solo (RN §10, C§14): against Lacerda's count,
+    the 1st amount if ahead, floor((1st + 2nd) / 2) if tied, the 2nd if behind, which is
+    the two-player rule with her as the other player (index 1)."""
+    cdef int n = s.num_players, p, q, c, r, j, k, cnt, tot
+    cdef int m = n + 1 if n == 1 else n
+    cdef int places = 2 if n <= 2 else 3
     cdef int counts[MAX_PLAYERS]
-    cdef int ex[4]
-    cdef int sd[4]
-    cdef int per[20]
-    cdef PlayerC* pl
-    for p in range(n):
-        pl = &s.players[p]
-        for i in range(8):
-            pl.score[i] = 0
-        pl.auction_work = -1
-        pl.auction_as = 0
-        pl.start_tile = -1     # RN §9.4: a tile left on the 3rd slot is discarded
-    # 1. market majorities (R-DATA-1). Solo (RN §10, C§14): against Lacerda's count,
-    # the 1st amount if ahead, floor((1st + 2nd) / 2) if tied, the 2nd if behind, which
-    # is the two-player rule with her as the other player.
-    places = 2 if n <= 2 else 3
     for c in range(3):
         if not market_cols_used(s, c):
             continue
@@ -1173,8 +1330,55 @@ cdef void final_scoring(StateC* s) noexcept nogil:
                 if j < places:
                     tot += MAJORITY[c][j]
             s.players[p].score[0] += tot // cnt
-    # 2. reputation tiles (C§7; tile 1 first, before any tile adds influence)
-    for p in range(n):
+
+cdef int count_matching(const int8_t* v, int n, int threshold) noexcept nogil:
+    """How many of the n entries of v are >= threshold."""
+    cdef int i, cnt = 0
+    for i in range(n):
+        if v[i] >= threshold:
+            cnt += 1
+    return cnt
+
+cdef int rep_tile_count(const StateC* s, int p, int tile) noexcept nogil:
+    """C§7: what reputation tile `tile` (other than tile 1) counts for player p."""
+    cdef const PlayerC* pl = &s.players[p]
+    cdef int r, c, a, j, cnt = 0
+    if tile == RT_COLLECTOR: return pl.gallery[COLLECTOR]
+    if tile == RT_VIP: return pl.gallery[VIP]
+    if tile == RT_INVESTOR: return pl.gallery[INVESTOR]
+    if tile == RT_VISITOR: return vsum(pl.gallery)
+    if tile == RT_SET: return _min(pl.gallery[0], _min(pl.gallery[1], pl.gallery[2]))
+    if tile == RT_REP_TILE: return count_matching(pl.rep, NUM_REP_SPACES, 0)
+    if tile == RT_ASSISTANT_IN_PLAY: return 10 - pl.queue - pl.removed
+    if tile == RT_PROMO4_ARTIST: return count_matching(s.ar_promo, NUM_ARTISTS, 4)
+    if tile == RT_ACQUIRED: return total_acquired(pl)
+    if tile == RT_SOLD: return total_sold(pl)
+    if tile == RT_EXHIBITED: return pl.nworks
+    if tile == RT_ART_FORMS: return count_matching(pl.acquired, 4, 1)     # R-DATA-5
+    if tile == RT_PHOTO: return pl.acquired[2]
+    if tile == RT_PAINTING: return pl.acquired[0]
+    if tile == RT_DIGITAL: return pl.acquired[3]
+    if tile == RT_SCULPTURE: return pl.acquired[1]
+    if tile == RT_AUCTION_ASSISTANT:
+        for r in range(4, 7):
+            for c in range(3):
+                if s.mk_asst[r][c] == p:
+                    cnt += 1
+    elif tile == RT_FAME15_ARTIST:
+        for a in range(NUM_ARTISTS):
+            if s.ar_discovered[a] and s.ar_fame[a] >= 15:
+                cnt += 1
+    elif tile == RT_MASTERPIECE:
+        for j in range(pl.nworks):
+            if s.ar_fame[pl.works[j]] >= FAME_MAX:
+                cnt += 1
+    return cnt
+
+cdef void score_reputation(StateC* s) noexcept nogil:
+    """C§7: reputation tiles, tile 1 first, before any tile adds influence."""
+    cdef int p, i, tile, cnt
+    cdef PlayerC* pl
+    for p in range(s.num_players):
         pl = &s.players[p]
         for i in range(NUM_REP_SPACES):
             if pl.rep[i] == RT_PER_3_INFLUENCE:
@@ -1183,70 +1387,18 @@ cdef void final_scoring(StateC* s) noexcept nogil:
             tile = pl.rep[i]
             if tile < 0 or tile == RT_PER_3_INFLUENCE:
                 continue
-            cnt = 0
-            if tile == RT_COLLECTOR:
-                cnt = pl.gallery[COLLECTOR]
-            elif tile == RT_VIP:
-                cnt = pl.gallery[VIP]
-            elif tile == RT_INVESTOR:
-                cnt = pl.gallery[INVESTOR]
-            elif tile == RT_VISITOR:
-                cnt = vsum(pl.gallery)
-            elif tile == RT_SET:
-                cnt = _min(pl.gallery[0], _min(pl.gallery[1], pl.gallery[2]))
-            elif tile == RT_REP_TILE:
-                for j in range(NUM_REP_SPACES):
-                    if pl.rep[j] >= 0:
-                        cnt += 1
-            elif tile == RT_AUCTION_ASSISTANT:
-                for r in range(4, 7):
-                    for c in range(3):
-                        if s.mk_asst[r][c] == p:
-                            cnt += 1
-            elif tile == RT_ASSISTANT_IN_PLAY:
-                cnt = 10 - pl.queue - pl.removed
-            elif tile == RT_PROMO4_ARTIST:
-                for a in range(NUM_ARTISTS):
-                    if s.ar_promo[a] >= 4:
-                        cnt += 1
-            elif tile == RT_ACQUIRED:
-                cnt = total_acquired(pl)
-            elif tile == RT_SOLD:
-                cnt = total_sold(pl)
-            elif tile == RT_EXHIBITED:
-                cnt = pl.nworks
-            elif tile == RT_ART_FORMS:       # R-DATA-5
-                for j in range(4):
-                    if pl.acquired[j] > 0:
-                        cnt += 1
-            elif tile == RT_PHOTO:
-                cnt = pl.acquired[2]
-            elif tile == RT_PAINTING:
-                cnt = pl.acquired[0]
-            elif tile == RT_DIGITAL:
-                cnt = pl.acquired[3]
-            elif tile == RT_SCULPTURE:
-                cnt = pl.acquired[1]
-            elif tile == RT_FAME15_ARTIST:
-                for a in range(NUM_ARTISTS):
-                    if s.ar_discovered[a] and s.ar_fame[a] >= 15:
-                        cnt += 1
-            elif tile == RT_MASTERPIECE:
-                for j in range(pl.nworks):
-                    if s.ar_fame[pl.works[j]] >= FAME_MAX:
-                        cnt += 1
+            cnt = rep_tile_count(s, p, tile)
             pl.score[1] += cnt * REP_TILE_MONEY[tile]
             gain_influence(pl, cnt * REP_TILE_INFL[tile])
-    # 3. exhibited works
-    for p in range(n):
-        pl = &s.players[p]
-        for i in range(pl.nworks):
-            pl.score[2] += state_sale_value(s, pl.works[i])
-        pl.money += pl.score[0] + pl.score[1] + pl.score[2]
-    # 4. auction (adds score[3] and money itself)
-    score_auction(s)
-    # 5-7. curator, dealer, influence
-    for p in range(n):
+
+cdef void score_cards_and_influence(StateC* s) noexcept nogil:
+    """RN §9.2 steps 5-7: Curator (exhibited works, the auction work if counted so),
+    Art Dealer (sold works, likewise) and the influence end value (R-DATA-2)."""
+    cdef int p, i, amount
+    cdef int ex[4]
+    cdef int sd[4]
+    cdef PlayerC* pl
+    for p in range(s.num_players):
         pl = &s.players[p]
         exhibited_counts(s, pl, ex)
         for i in range(4):
@@ -1264,8 +1416,30 @@ cdef void final_scoring(StateC* s) noexcept nogil:
         for i in range(7):
             amount += pl.score[i]
         pl.score[7] = amount
+
+cdef void final_scoring(StateC* s) noexcept nogil:
+    """RN §9.2: majorities, reputation, exhibition, auction, curator, dealer, influence."""
+    cdef int p, i
+    cdef PlayerC* pl
+    for p in range(s.num_players):
+        pl = &s.players[p]
+        for i in range(8):
+            pl.score[i] = 0
+        pl.auction_work = -1
+        pl.auction_as = 0
+        pl.start_tile = -1     # RN §9.4: a tile left on the 3rd slot is discarded
+    score_majorities(s)
+    score_reputation(s)
+    for p in range(s.num_players):     # exhibited works at their value (C§4)
+        pl = &s.players[p]
+        for i in range(pl.nworks):
+            pl.score[2] += state_sale_value(s, pl.works[i])
+        pl.money += pl.score[0] + pl.score[1] + pl.score[2]
+    score_auction(s)                   # adds score[3] and the money itself
+    score_cards_and_influence(s)
     s.terminal = 1
     s.num_tasks = 0
+
 
 cdef void finish_turn(StateC* s) noexcept nogil:
     """R-INT-1 intermediate scoring, R-END-1 end trigger and final round, next turn.
@@ -1310,130 +1484,161 @@ cdef void finish_turn(StateC* s) noexcept nogil:
         return
     start_turn(s, (s.turn_player + 1) % n)
 
+# ---------------------------------------------------------------- automatic steps, one function per task kind
+
+cdef void auto_end_turn(StateC* s, const TaskC* t) noexcept nogil:
+    """R-KO-1 after the active player's whole turn: a start tile waiting on the 3rd slot
+    first (seed 001), then the kicked-out owner's action (none in the final round, RN
+    §2.7; solo: Lacerda takes none and a ticket is discarded, RN §10), then the end."""
+    cdef int p = t.player
+    if start_tile_waiting(s, p):
+        push(s, T_END_TURN, p, 0, 0, 0)      # then the kicked-out phase
+        push_start_tile(s, p)
+    elif s.ko_owner == LACERDA:
+        lacerda_kicked(s)
+        push(s, T_FINISH_TURN, p, 0, 0, 0)
+        push(s, T_DISCARD_LARGEST, p, 0, 0, 0)
+    elif s.ko_owner >= 0:
+        push(s, T_FINISH_TURN, p, 0, 0, 0)
+        push(s, T_KO_DONE, p, 0, 0, 0)
+        if not in_final_round(s):
+            s.ko_active = 1
+            push(s, T_KO, s.ko_owner, 0, 0, 0)
+    else:
+        finish_turn(s)
+
+cdef void auto_ko_done(StateC* s, const TaskC* t) noexcept nogil:
+    """R-KO-1: the kicked-out piece goes home unless the KO action used it."""
+    s.ko_active = 0
+    if s.ko_owner >= 0:
+        if s.ko_kind == PIECE_GALLERIST:
+            s.players[s.ko_owner].gallerist = GAL_HOME
+        else:
+            assist_home(s, s.ko_owner)
+        s.ko_owner = -1
+        s.ko_loc = -1
+
+cdef void auto_finish_turn(StateC* s, const TaskC* t) noexcept nogil:
+    """Seed 001 timing: a kicked-out action may have filled its owner's 3rd slot; its
+    start tile moves first. Then finish_turn."""
+    cdef int k
+    for k in range(s.num_players):
+        if start_tile_waiting(s, k):
+            push(s, T_FINISH_TURN, t.player, 0, 0, 0)
+            push_start_tile(s, k)
+            return
+    finish_turn(s)
+
+cdef void auto_begin_game(StateC* s, const TaskC* t) noexcept nogil:
+    """RN §1.7: leftover start tiles are removed; the first turn begins."""
+    cdef int L
+    for L in range(NUM_LOCATIONS):
+        s.loc_tile[L] = -1
+    start_turn(s, 0)
+
+cdef void auto_free_hire(StateC* s, const TaskC* t) noexcept nogil:
+    """R-HIRE-1: the next queued assistant, free, with its printed bonus (lost without
+    an empty desk or a queued assistant)."""
+    cdef PlayerC* pl = &s.players[t.player]
+    cdef int k
+    if pl.queue > 0 and pl.desks < NUM_DESKS:
+        k = START_QUEUE - pl.queue
+        pl.queue -= 1
+        pl.desks += 1
+        push_hire_bonus(s, t.player, k)
+
+cdef void auto_market_finish(StateC* s, const TaskC* t) noexcept nogil:
+    """C§10, RN §6.4-6.5: the column's influence, then the reputation tile (R-VIS-3) or
+    the auction space's bonus."""
+    cdef PlayerC* pl = &s.players[t.player]
+    cdef int p = t.player, row = t.a // 3, col = t.a % 3, k
+    gain_influence(pl, MARKET_COLUMN_INFLUENCE[col])
+    if row < 4:
+        k = s.mk_tile[row][col]
+        s.mk_tile[row][col] = -1
+        push_rep_tile(s, p, k)
+        return
+    k = AUCTION_BONUS[row - 4][col]
+    if k == AB_ANY_TICKET:
+        push(s, T_TICKET_ANY, p, 0, 0, 0)
+    elif k == AB_ASSISTANT:
+        push(s, T_FREE_HIRE, p, 0, 0, 0)
+    elif k == AB_TWO_TICKETS:
+        push(s, T_TICKET_PAIR, p, 0, 0, 0)
+    elif k == AB_INFLUENCE:
+        influence_bonus(pl)
+    elif k == AB_MONEY:
+        money_bonus(pl)
+    else:
+        push(s, T_VISITOR_PLAZA, p, 7, 0, 0)
+
+cdef void auto_contract_bonus(StateC* s, const TaskC* t) noexcept nogil:
+    """C§6, R-CON-1/2: the bonus of contract slot t.a: its side when face down, else
+    the card's printed bonus."""
+    cdef PlayerC* pl = &s.players[t.player]
+    cdef int p = t.player, card = s.players[t.player].contract[t.a], kind
+    if pl.contract_state[t.a] == CS_MONEY:
+        money_bonus(pl)
+        return
+    if pl.contract_state[t.a] == CS_INFLUENCE:
+        influence_bonus(pl)
+        return
+    kind = card % 5
+    if kind == CK_SIGN:
+        # R-CON-1 fix: a face-up contract is never covered, so with no free or
+        # completed slot the bonus gives nothing (a card used to be taken from
+        # the display and lost); likewise when no card can be had at all
+        if can_action(s, p, LOC_SALES, 0):
+            push(s, T_PILE, p, 0, 0, 0)
+            push(s, T_DEAL4, p, 0, 0, 0)
+    elif kind == CK_ASSISTANT:
+        push(s, T_FREE_HIRE, p, 0, 0, 0)
+    elif kind == CK_BAG_VISITOR:
+        push(s, T_CH_VISITOR, -1, CD_GALLERY_ANY, p, 0)
+    elif kind == CK_PLAZA_VIP_INV:
+        push(s, T_VISITOR_PLAZA, p, 3, 0, 0)
+    elif CONTRACT_BONUS_IS_MONEY[card // 5]:
+        money_bonus(pl)
+    else:
+        influence_bonus(pl)
+
+cdef void auto_discover_finish(StateC* s, const TaskC* t) noexcept nogil:
+    """RN §3.1: a red artist's collector goes to the plaza; the artist is flipped at its
+    initial fame and its signature token goes to the commission space."""
+    cdef int k = t.a
+    if s.ar_collector[k]:
+        s.ar_collector[k] = 0
+        s.plaza[COLLECTOR] += 1
+    s.ar_discovered[k] = 1
+    s.ar_fame[k] = artist_fame0(s, k)
+    s.ar_tokens[k] -= 1
+    s.players[t.player].commission = k
+
 cdef void run_auto(StateC* s, TaskC t) noexcept nogil:
     """Automatic steps (TaskKind > T_AUTO_FIRST)."""
-    cdef int p = t.player, k, i, f, L, kind, card, row, col
-    cdef PlayerC* pl = &s.players[p] if p >= 0 else NULL
-    if t.kind == T_GAIN_TICKET:
-        gain_ticket(s, p, t.a)
-    elif t.kind == T_END_TURN:
-        if start_tile_waiting(s, p):
-            push(s, T_END_TURN, p, 0, 0, 0)      # then the kicked-out phase
-            push_start_tile(s, p)
-        elif s.ko_owner == LACERDA:   # solo: no kicked-out action; a ticket is discarded
-            lacerda_kicked(s)
-            push(s, T_FINISH_TURN, p, 0, 0, 0)
-            push(s, T_DISCARD_LARGEST, p, 0, 0, 0)
-        elif s.ko_owner >= 0:
-            if in_final_round(s):     # RN §2.7: no kicked-out actions in the final round
-                push(s, T_FINISH_TURN, p, 0, 0, 0)
-                push(s, T_KO_DONE, p, 0, 0, 0)
-            else:
-                s.ko_active = 1
-                push(s, T_FINISH_TURN, p, 0, 0, 0)
-                push(s, T_KO_DONE, p, 0, 0, 0)
-                push(s, T_KO, s.ko_owner, 0, 0, 0)
-        else:
-            finish_turn(s)
-    elif t.kind == T_KO_DONE:
-        s.ko_active = 0
-        if s.ko_owner >= 0:       # R-KO-1: the piece goes home unless it was used
-            if s.ko_kind == PIECE_GALLERIST:
-                s.players[s.ko_owner].gallerist = GAL_HOME
-            else:
-                assist_home(s, s.ko_owner)
-            s.ko_owner = -1
-            s.ko_loc = -1
-    elif t.kind == T_FINISH_TURN:
-        # a kicked-out action may have filled its owner's 3rd slot (seed 001 timing)
-        for k in range(s.num_players):
-            if start_tile_waiting(s, k):
-                push(s, T_FINISH_TURN, p, 0, 0, 0)
-                push_start_tile(s, k)
-                return
-        finish_turn(s)
-    elif t.kind == T_BEGIN_GAME:
-        for L in range(NUM_LOCATIONS):
-            s.loc_tile[L] = -1      # leftover start tiles are removed
-        start_turn(s, 0)
-    elif t.kind == T_BUY_FINISH:
-        # C§5: the tickets. (A start tile on the 3rd slot now waits for the end of the
-        # turn: see start_tile_waiting.)
-        push_ticket_pattern(s, p, WORK_TICKETS[t.b])
-    elif t.kind == T_FREE_HIRE:
-        if pl.queue > 0 and pl.desks < NUM_DESKS:      # R-HIRE-1
-            k = START_QUEUE - pl.queue
-            pl.queue -= 1
-            pl.desks += 1
-            push_hire_bonus(s, p, k)
-    elif t.kind == T_MONEY_BONUS:
-        money_bonus(pl)
-    elif t.kind == T_INFLUENCE_BONUS:
-        influence_bonus(pl)
-    elif t.kind == T_GAIN_INFLUENCE:
-        gain_influence(pl, t.a)
-    elif t.kind == T_MARKET_FINISH:
-        row = t.a // 3
-        col = t.a % 3
-        gain_influence(pl, MARKET_COLUMN_INFLUENCE[col])
-        if row < 4:
-            k = s.mk_tile[row][col]
-            s.mk_tile[row][col] = -1
-            push_rep_tile(s, p, k)
-        else:
-            k = AUCTION_BONUS[row - 4][col]
-            if k == AB_ANY_TICKET:
-                push(s, T_TICKET_ANY, p, 0, 0, 0)
-            elif k == AB_ASSISTANT:
-                push(s, T_FREE_HIRE, p, 0, 0, 0)
-            elif k == AB_TWO_TICKETS:
-                push(s, T_TICKET_PAIR, p, 0, 0, 0)
-            elif k == AB_INFLUENCE:
-                influence_bonus(pl)
-            elif k == AB_MONEY:
-                money_bonus(pl)
-            else:
-                push(s, T_VISITOR_PLAZA, p, 7, 0, 0)
-    elif t.kind == T_CONTRACT_BONUS:
-        card = pl.contract[t.a]
-        if pl.contract_state[t.a] == CS_MONEY:
-            money_bonus(pl)
-        elif pl.contract_state[t.a] == CS_INFLUENCE:
-            influence_bonus(pl)
-        else:
-            kind = card % 5
-            if kind == CK_SIGN:
-                # R-CON-1 fix: a face-up contract is never covered, so with no free or
-                # completed slot the bonus gives nothing (a card used to be taken from
-                # the display and lost); likewise when no card can be had at all
-                if can_action(s, p, LOC_SALES, 0):
-                    push(s, T_PILE, p, 0, 0, 0)
-                    push(s, T_DEAL4, p, 0, 0, 0)
-            elif kind == CK_ASSISTANT:
-                push(s, T_FREE_HIRE, p, 0, 0, 0)
-            elif kind == CK_BAG_VISITOR:
-                push(s, T_CH_VISITOR, -1, CD_GALLERY_ANY, p, 0)
-            elif kind == CK_PLAZA_VIP_INV:
-                push(s, T_VISITOR_PLAZA, p, 3, 0, 0)
-            elif CONTRACT_BONUS_IS_MONEY[card // 5]:
-                money_bonus(pl)
-            else:
-                influence_bonus(pl)
-    elif t.kind == T_REFILL_PILE:
+    cdef int k = t.kind
+    cdef PlayerC* pl = &s.players[t.player] if t.player >= 0 else NULL
+    if k == T_GAIN_TICKET: gain_ticket(s, t.player, t.a)                # R-TIX-1
+    elif k == T_END_TURN: auto_end_turn(s, &t)
+    elif k == T_KO_DONE: auto_ko_done(s, &t)
+    elif k == T_FINISH_TURN: auto_finish_turn(s, &t)
+    elif k == T_BEGIN_GAME: auto_begin_game(s, &t)
+    # C§5: the tickets. (A start tile on the 3rd slot waits for the end of the turn.)
+    elif k == T_BUY_FINISH: push_ticket_pattern(s, t.player, WORK_TICKETS[t.b])
+    elif k == T_FREE_HIRE: auto_free_hire(s, &t)
+    elif k == T_MONEY_BONUS: money_bonus(pl)                            # R-DATA-3
+    elif k == T_INFLUENCE_BONUS: influence_bonus(pl)                    # R-DATA-3
+    elif k == T_GAIN_INFLUENCE: gain_influence(pl, t.a)
+    elif k == T_MARKET_FINISH: auto_market_finish(s, &t)
+    elif k == T_CONTRACT_BONUS: auto_contract_bonus(s, &t)
+    elif k == T_REFILL_PILE:                                            # R-CON-1
         if s.pile_len[t.a] == 0:
             push(s, T_CH_CONTRACT, -1, t.a, 0, 0)
-    elif t.kind == T_PROMOTE_FINISH:
-        if s.ar_fame[t.a] < FAME_MAX:    # R-ART-3: a celebrity gains no fame
-            push(s, T_FAME_STEPS, p, t.a, 1 + pl.gallery[COLLECTOR], 0)
-    elif t.kind == T_DISCOVER_FINISH:
-        k = t.a                           # RN §3.1
-        if s.ar_collector[k]:
-            s.ar_collector[k] = 0
-            s.plaza[COLLECTOR] += 1
-        s.ar_discovered[k] = 1
-        s.ar_fame[k] = artist_fame0(s, k)
-        s.ar_tokens[k] -= 1
-        pl.commission = k
+    elif k == T_PROMOTE_FINISH:                                         # R-ART-3
+        if s.ar_fame[t.a] < FAME_MAX:    # a celebrity gains no fame
+            push(s, T_FAME_STEPS, t.player, t.a, 1 + pl.gallery[COLLECTOR], 0)
+    elif k == T_DISCOVER_FINISH: auto_discover_finish(s, &t)
+
 
 cdef void reshuffle_contracts(StateC* s) noexcept nogil:
     """R-CON-1: every contract neither on a player board nor on top of a pile
@@ -1457,272 +1662,382 @@ cdef void reshuffle_contracts(StateC* s) noexcept nogil:
     s.deck_mask = ((<uint32_t>1) << NUM_CONTRACTS) - 1
     s.deck_mask &= ~used
 
-cdef void resolve(StateC* s, action_t a) noexcept nogil:
-    """Apply action `a` (legal at the top task) without advancing."""
-    cdef TaskC t = s.tasks[s.num_tasks - 1]
-    cdef int p = t.player, k, i, c, L, f, w, price, base, need, kind, tile, row, col
-    cdef PlayerC* pl = &s.players[p] if p >= 0 else NULL
-    cdef PlayerC* other
-    # tasks that stay on the stack after some of their actions
-    if t.kind == T_TURN_START and (a == A_EA_TICKETS or (A_EA_CONTRACT <= a < A_EA_CONTRACT + 3)):
+# ---------------------------------------------------------------- decisions, one function per task kind
+# Each applies action `a` of its kind; t is the task, already popped from the stack
+# (except for the two kinds that stay on it: see resolve).
+
+cdef void resolve_start_loc(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """RN §1.7: the gallerist takes the location and its start reputation tile."""
+    cdef int L = a - A_START_LOC
+    s.loc_owner[L] = t.player
+    s.loc_kind[L] = PIECE_GALLERIST
+    s.players[t.player].gallerist = L
+    s.players[t.player].start_tile = s.loc_tile[L]
+    s.loc_tile[L] = -1
+
+cdef void resolve_move(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-MOVE-1/2/3: move, then the location action; leaving a location, first the
+    choice of an assistant left behind."""
+    cdef int p = t.player, frm = s.players[t.player].gallerist, L = a - A_MOVE
+    do_move(s, p, L)
+    push(s, T_LOC_ACTION, p, L, 0, 0)
+    if frm < NUM_LOCATIONS:
+        push(s, T_LEAVE, p, frm, 0, 0)
+
+cdef void resolve_leave(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-MOVE-3."""
+    apply_leave(s, t.player, t.a, a)
+
+cdef void resolve_loc_action(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-MOVE-1: the location action, or a pass (counted for the game-length net)."""
+    if a == A_PASS:
+        s.passes += 1
+    else:
+        s.passes = 0
+        push_location_action(s, t.player, t.a, a - A_ACTION)
+
+cdef void resolve_after_action(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-EXEC-1: an executive action after the location action, or the end of the turn."""
+    if a != A_END_TURN:
         s.ea_used = 1
-        push_ea(s, p, a)
-        return
-    if t.kind == T_TICKET_MOVE and a != A_TMOVE_DONE:
-        k = a - A_TMOVE
-        c = k // 5
-        k = k % 5
-        pl.tickets[c] -= 1
-        s.discards[c] += 1
-        if k == 0:
-            s.plaza[c] -= 1
-            pl.lobby[c] += 1
-        elif k == 1:
-            pl.lobby[c] -= 1
-            pl.gallery[c] += 1
+        push_ea(s, t.player, a)
+
+cdef void resolve_ko(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-KO-1: the kicked-out owner's action A or B, an executive action, or a pass."""
+    cdef PlayerC* pl = &s.players[t.player]
+    if A_KO_ACTION <= a < A_KO_ACTION + 2:
+        pl.influence = ((pl.influence - 1) // 5) * 5    # RN §2.4
+        push_location_action(s, t.player, s.ko_loc, a - A_KO_ACTION)
+    elif a != A_KO_PASS:
+        push_ea(s, t.player, a)
+
+cdef void resolve_discover(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-ART-2, RN §3.1: the artist's bonus tile first, then the flip."""
+    cdef int p = t.player, k = a - A_ARTIST, bonus = s.ar_bonus[a - A_ARTIST]
+    cdef PlayerC* pl = &s.players[p]
+    s.ar_bonus[k] = -1
+    push(s, T_DISCOVER_FINISH, p, k, 0, 0)
+    if bonus == BONUS_MONEY:
+        money_bonus(pl)
+    elif bonus == BONUS_INFLUENCE:
+        influence_bonus(pl)
+    elif bonus == BONUS_FAME:
+        push(s, T_FAME_BONUS, p, 0, 0, 0)
+    elif bonus == BONUS_TWO_TICKETS:
+        push(s, T_TICKET_PAIR, p, 0, 0, 0)
+    elif bonus == BONUS_VISITOR:
+        push(s, T_VISITOR_PLAZA, p, 7, 0, 0)
+
+cdef void resolve_buy(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-ART-1, RN §3.2: pay, gain fame, take the work and its tickets, reveal the next
+    tile. A 4th work needs the fame steps that make the artist a celebrity (`need`)."""
+    cdef int p = t.player, k = a - A_ARTIST, f = (a - A_ARTIST) >> 1, c, price, base
+    cdef int need = 0, tile = s.stack_top[(a - A_ARTIST) >> 1]
+    cdef PlayerC* pl = &s.players[p]
+    if pl.commission == k:
+        price = artist_fame0(s, k)
+        pl.commission = -1
+    else:
+        price = s.ar_fame[k]
+        s.ar_tokens[k] -= 1
+    base = WORK_FAME[tile] + pl.gallery[COLLECTOR]
+    if pl.nworks == 3 and not has_masterpiece(s, pl) and s.ar_fame[k] < FAME_MAX:
+        need = _max(0, FAME_MAX - s.ar_fame[k] - base)
+    for c in range(3):            # the visitors on the tile go to the plaza
+        s.plaza[c] += s.top_visitors[f][c]
+        s.top_visitors[f][c] = 0
+    s.stack_top[f] = -1
+    pl.works[pl.nworks] = k
+    pl.nworks += 1
+    pl.acquired[f] += 1
+    push(s, T_CH_TILE, -1, f, 0, 0)
+    push(s, T_BUY_FINISH, p, k, tile, 1 if pl.nworks == 3 else 0)
+    if s.ar_fame[k] < FAME_MAX:
+        push(s, T_FAME_STEPS, p, k, base, need)
+    push(s, T_PAY, p, price, need, 0)
+
+cdef void resolve_promote(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """RN §5.2, C§8: pay influence, swap the promotion token, take the level's bonus."""
+    cdef int p = t.player, k = a - A_ARTIST, level = s.ar_promo[a - A_ARTIST] + 1, bonus
+    cdef PlayerC* pl = &s.players[p]
+    pl.influence -= level
+    if s.ar_promo[k] > artist_promo0(s, k):
+        s.promo_stock[s.ar_promo[k]] += 1
+    s.promo_stock[level] -= 1
+    s.ar_promo[k] = level
+    push(s, T_PROMOTE_FINISH, p, k, 0, 0)
+    bonus = PROMO_BONUS[level]
+    if bonus == PB_ANY_TICKET:
+        push(s, T_TICKET_ANY, p, 0, 0, 0)
+    elif bonus == PB_INFLUENCE:
+        influence_bonus(pl)
+    elif bonus == PB_TWO_TICKETS:
+        push(s, T_TICKET_PAIR, p, 0, 0, 0)
+    elif bonus == PB_MONEY:
+        money_bonus(pl)
+    else:
+        push(s, T_VISITOR_PLAZA, p, 7, 0, 0)
+
+cdef void resolve_fame_bonus(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """C§7 fame bonus: 1 fame per gallery collector, plus influence fame-steps."""
+    push(s, T_FAME_STEPS, t.player, a - A_ARTIST, s.players[t.player].gallery[COLLECTOR], 0)
+
+cdef void resolve_pay(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """RN §7.2: k money-steps of influence, the rest of t.a in money."""
+    cdef PlayerC* pl = &s.players[t.player]
+    cdef int k = a - A_PAY
+    pl.influence = infl_after_money(pl.influence, k)
+    pl.money -= t.a - k
+
+cdef void resolve_fame_steps(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """RN §7.3, R-ART-3: t.b fame plus k influence fame-steps; $5 for a new celebrity."""
+    cdef PlayerC* pl = &s.players[t.player]
+    cdef int k = a - A_FAME, before = s.ar_fame[t.a]
+    pl.influence = infl_after_fame(pl.influence, k)
+    s.ar_fame[t.a] = _min(FAME_MAX, before + t.b + k)
+    if before < FAME_MAX and s.ar_fame[t.a] >= FAME_MAX:
+        pl.money += CELEBRITY_MONEY
+
+cdef void resolve_ticket(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-TIX-1: T_TICKET_ANY and T_TICKET_OR, one ticket of the colour chosen."""
+    gain_ticket(s, t.player, a - A_TICKET)
+
+cdef void resolve_ticket_pair(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-TIX-1: the two colours of the pair, one after the other."""
+    cdef int k = a - A_TICKET_PAIR
+    push(s, T_GAIN_TICKET, t.player, PAIR_B[k], 0, 0)
+    push(s, T_GAIN_TICKET, t.player, PAIR_A[k], 0, 0)
+
+cdef void resolve_box_discard(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-TIX-1 (T_BOX_DISCARD), RN §10 (T_DISCARD_LARGEST): a box-office ticket to the
+    discards; it can empty a colour: R-INT-1 as for any ticket."""
+    cdef int c = a - (A_BOX_DISCARD if t.kind == T_BOX_DISCARD else A_DISCARD_LARGEST)
+    box_take(s, c)
+    s.discards[c] += 1
+
+cdef void resolve_visitor_plaza(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-VIS-1: the chosen plaza visitor enters the gallery."""
+    cdef int c = a - A_VISITOR
+    s.plaza[c] -= 1
+    s.players[t.player].gallery[c] += 1
+
+cdef void resolve_lobby_out(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-VIS-3: the chosen lobby visitor leaves for the plaza."""
+    cdef int c = a - A_VISITOR
+    s.players[t.player].lobby[c] -= 1
+    s.plaza[c] += 1
+
+cdef void resolve_gallery_out(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-CON-2: the visitor leaving the gallery sets the side of contract slot t.a."""
+    cdef PlayerC* pl = &s.players[t.player]
+    cdef int c = a - A_VISITOR
+    pl.gallery[c] -= 1
+    s.plaza[c] += 1
+    if c == VIP:
+        pl.contract_state[t.a] = CS_INFLUENCE
+    elif c == INVESTOR:
+        pl.contract_state[t.a] = CS_MONEY
+    else:
+        push(s, T_ORIENT, t.player, t.a, 0, 0)
+
+cdef void resolve_orient(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-CON-2: the player's choice of side."""
+    s.players[t.player].contract_state[t.a] = CS_MONEY if a == A_ORIENT else CS_INFLUENCE
+
+cdef void resolve_rep_space(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-VIS-3, C§7: tile t.a on the chosen space, whose bonus follows."""
+    cdef int k = a - A_REP_SPACE
+    s.players[t.player].rep[k] = t.a
+    push_space_bonus(s, t.player, k)
+
+cdef void resolve_deal4(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-CON-1: one new card on top of each pile."""
+    cdef int i
+    if a == A_DEAL4_YES:
+        for i in range(3, -1, -1):
+            push(s, T_CH_CONTRACT, -1, i, 0, 0)
+
+cdef void resolve_pile(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-CON-1: take the top card of a pile; an emptied pile is refilled."""
+    cdef int i = a - A_PILE, card
+    s.pile_len[i] -= 1
+    card = s.pile[i][s.pile_len[i]]
+    s.pile[i][s.pile_len[i]] = -1
+    push(s, T_REFILL_PILE, t.player, i, 0, 0)
+    push(s, T_CONTRACT_SLOT, t.player, card, 0, 0)
+
+cdef void resolve_contract_slot(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-CON-1: an empty slot gives its ticket; a covered face-down card is discarded
+    (its assistant goes home)."""
+    cdef PlayerC* pl = &s.players[t.player]
+    cdef int k = a - A_CSLOT, c
+    if pl.contract[k] >= 0:
+        if pl.contract_asst[k]:
+            assist_home(s, t.player)
+    else:
+        c = CONTRACT_SLOT_TICKET[k]
+        if c == 3:
+            push(s, T_TICKET_ANY, t.player, 0, 0, 0)
         else:
-            other = &s.players[(p + k - 1) % s.num_players]
-            other.lobby[c] -= 1
+            push(s, T_GAIN_TICKET, t.player, c, 0, 0)
+    pl.contract[k] = t.a
+    pl.contract_state[k] = CS_FACE_UP
+    pl.contract_asst[k] = 0
+
+cdef void resolve_sell(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-CON-2, RN §4.2: the work's value in money, its signature token back to the
+    artist, the contract turned; a gallery visitor leaves and sets the side."""
+    cdef PlayerC* pl = &s.players[t.player]
+    cdef int w = (a - A_SELL) // 3, c = (a - A_SELL) % 3, k, artist
+    artist = pl.works[w]
+    pl.money += state_sale_value(s, artist)
+    for k in range(w, pl.nworks - 1):
+        pl.works[k] = pl.works[k + 1]
+    pl.nworks -= 1
+    pl.works[pl.nworks] = -1
+    s.ar_tokens[artist] += 1
+    pl.sold[artist >> 1] += 1
+    if pl.contract_asst[c]:
+        pl.contract_asst[c] = 0
+        assist_home(s, t.player)
+    pl.contract_state[c] = CS_MONEY
+    if vsum(pl.gallery) > 0:
+        push(s, T_GALLERY_OUT, t.player, c, 0, 0)
+    else:
+        push(s, T_ORIENT, t.player, c, 0, 0)
+
+cdef void resolve_hire(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-HIRE-1, C§9: k assistants to the desks, their printed bonuses, one payment."""
+    cdef PlayerC* pl = &s.players[t.player]
+    cdef int k = a - A_HIRE + 1, i, price = 0
+    for i in range(k):
+        price += HIRE_COST[START_QUEUE - pl.queue + i]
+    for i in range(k - 1, -1, -1):
+        push_hire_bonus(s, t.player, START_QUEUE - pl.queue + i)
+    pl.queue -= k
+    pl.desks += k
+    push(s, T_PAY, t.player, price, 0, 0)
+
+cdef void resolve_market(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-MKT-1, RN §6.4-6.5: place an assistant, pay an auction offer, then the space's
+    influence and bonus."""
+    cdef int k = a - A_MARKET
+    push(s, T_MARKET_FINISH, t.player, k, 0, 0)
+    if k // 3 >= 4:
+        push(s, T_PAY, t.player, AUCTION_COST[k // 3 - 4], 0, 0)
+    push(s, T_ASSIST_SRC, t.player, k, 0, 0)
+
+cdef void resolve_assist_src(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-MKT-1, R-KO-1: the assistant comes from a desk, a location or the kicked-out
+    space and goes to market space t.a (< 21) or onto contract slot t.a - 21."""
+    if a == A_SRC_DESK:
+        s.players[t.player].desks -= 1
+    elif a == A_SRC_KO:
+        s.ko_owner = -1
+        s.ko_loc = -1
+    else:
+        s.loc_owner[a - A_SRC_LOC] = -1
+    if t.a < 21:
+        s.mk_asst[t.a // 3][t.a % 3] = t.player
+    else:
+        s.players[t.player].contract_asst[t.a - 21] = 1
+
+cdef void resolve_ticket_move(StateC* s, TaskC* t, action_t a) noexcept nogil:
+    """R-EXEC-2: one ticket spent to move one visitor; the task stays on the stack and
+    counts the moves made (t.a)."""
+    cdef PlayerC* pl = &s.players[t.player]
+    cdef int c = (a - A_TMOVE) // 5, route = (a - A_TMOVE) % 5
+    pl.tickets[c] -= 1
+    s.discards[c] += 1
+    if route == 0:
+        s.plaza[c] -= 1
+        pl.lobby[c] += 1
+    elif route == 1:
+        pl.lobby[c] -= 1
+        pl.gallery[c] += 1
+    else:
+        s.players[(t.player + route - 1) % s.num_players].lobby[c] -= 1
+        s.plaza[c] += 1
+    t.a += 1
+
+cdef void resolve_ch_visitor(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-VIS-1/2: a visitor drawn from the bag goes onto a work tile (CD_TILE) or into
+    player t.b's gallery, else to the plaza."""
+    cdef int c = a - C_VISITOR
+    cdef PlayerC* other
+    s.bag[c] -= 1
+    if t.a == CD_TILE:
+        s.top_visitors[t.b][c] += 1
+    else:
+        other = &s.players[t.b]
+        if can_enter_gallery(other, c) and (t.a == CD_GALLERY_ANY or c != COLLECTOR):
+            other.gallery[c] += 1
+        else:
             s.plaza[c] += 1
-        s.tasks[s.num_tasks - 1].a += 1
+
+cdef void resolve_ch_tile(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """C§5, RN §3.2: the next work of form t.a is revealed; visitors from the bag on it."""
+    cdef int k = a - C_TILE, i
+    s.stack_mask[t.a] &= ~(1 << k)
+    s.stack_top[t.a] = k
+    for i in range(WORK_VISITORS[k]):
+        push(s, T_CH_VISITOR, -1, CD_TILE, t.a, 0)
+
+cdef void resolve_ch_contract(StateC* s, const TaskC* t, action_t a) noexcept nogil:
+    """R-CON-1: a contract from the deck onto pile t.a."""
+    cdef int k = a - C_CONTRACT
+    s.deck_mask &= ~((<uint32_t>1) << k)
+    s.pile[t.a][s.pile_len[t.a]] = k
+    s.pile_len[t.a] += 1
+
+cdef inline bint is_ea_action(action_t a) noexcept nogil:
+    return a == A_EA_TICKETS or (A_EA_CONTRACT <= a < A_EA_CONTRACT + 3)
+
+cdef void resolve(StateC* s, action_t a) noexcept nogil:
+    """Apply action `a` (legal at the top task) without advancing. Two kinds stay on
+    the stack: the turn start after an executive action (R-EXEC-1) and the ticket
+    moves until they stop."""
+    cdef TaskC t = s.tasks[s.num_tasks - 1]
+    cdef int k = t.kind
+    if k == T_TURN_START and is_ea_action(a):
+        s.ea_used = 1
+        push_ea(s, t.player, a)
+        return
+    if k == T_TICKET_MOVE and a != A_TMOVE_DONE:
+        resolve_ticket_move(s, &s.tasks[s.num_tasks - 1], a)
         return
     s.num_tasks -= 1
-    if t.kind == T_START_LOC:
-        L = a - A_START_LOC
-        s.loc_owner[L] = p
-        s.loc_kind[L] = PIECE_GALLERIST
-        pl.gallerist = L
-        pl.start_tile = s.loc_tile[L]
-        s.loc_tile[L] = -1
-    elif t.kind == T_TURN_START:
-        L = a - A_MOVE
-        i = pl.gallerist
-        do_move(s, p, L)
-        push(s, T_LOC_ACTION, p, L, 0, 0)
-        if i < NUM_LOCATIONS:
-            push(s, T_LEAVE, p, i, 0, 0)
-    elif t.kind == T_LEAVE:
-        apply_leave(s, p, t.a, a)
-    elif t.kind == T_LOC_ACTION:
-        if a == A_PASS:
-            s.passes += 1
-        else:
-            s.passes = 0
-            push_location_action(s, p, t.a, a - A_ACTION)
-    elif t.kind == T_AFTER_ACTION:
-        if a != A_END_TURN:
-            s.ea_used = 1
-            push_ea(s, p, a)
-    elif t.kind == T_KO:
-        if A_KO_ACTION <= a < A_KO_ACTION + 2:
-            pl.influence = ((pl.influence - 1) // 5) * 5    # RN §2.4
-            push_location_action(s, p, s.ko_loc, a - A_KO_ACTION)
-        elif a != A_KO_PASS:
-            push_ea(s, p, a)
-    elif t.kind == T_DISCOVER:
-        k = a - A_ARTIST              # RN §3.1: the bonus first, then the flip
-        i = s.ar_bonus[k]
-        s.ar_bonus[k] = -1
-        push(s, T_DISCOVER_FINISH, p, k, 0, 0)
-        if i == BONUS_MONEY:
-            money_bonus(pl)
-        elif i == BONUS_INFLUENCE:
-            influence_bonus(pl)
-        elif i == BONUS_FAME:
-            push(s, T_FAME_BONUS, p, 0, 0, 0)
-        elif i == BONUS_TWO_TICKETS:
-            push(s, T_TICKET_PAIR, p, 0, 0, 0)
-        elif i == BONUS_VISITOR:
-            push(s, T_VISITOR_PLAZA, p, 7, 0, 0)
-    elif t.kind == T_BUY:
-        k = a - A_ARTIST              # R-ART-1, RN §3.2
-        f = k >> 1
-        tile = s.stack_top[f]
-        if pl.commission == k:
-            price = artist_fame0(s, k)
-            pl.commission = -1
-        else:
-            price = s.ar_fame[k]
-            s.ar_tokens[k] -= 1
-        need = 0
-        base = WORK_FAME[tile] + pl.gallery[COLLECTOR]
-        if pl.nworks == 3 and not has_masterpiece(s, pl) and s.ar_fame[k] < FAME_MAX:
-            need = _max(0, FAME_MAX - s.ar_fame[k] - base)
-        for c in range(3):            # the visitors on the tile go to the plaza
-            s.plaza[c] += s.top_visitors[f][c]
-            s.top_visitors[f][c] = 0
-        s.stack_top[f] = -1
-        pl.works[pl.nworks] = k
-        pl.nworks += 1
-        pl.acquired[f] += 1
-        push(s, T_CH_TILE, -1, f, 0, 0)
-        push(s, T_BUY_FINISH, p, k, tile, 1 if pl.nworks == 3 else 0)
-        if s.ar_fame[k] < FAME_MAX:
-            push(s, T_FAME_STEPS, p, k, base, need)
-        push(s, T_PAY, p, price, need, 0)
-    elif t.kind == T_PROMOTE:
-        k = a - A_ARTIST              # RN §5.2
-        i = s.ar_promo[k] + 1
-        pl.influence -= i
-        if s.ar_promo[k] > artist_promo0(s, k):
-            s.promo_stock[s.ar_promo[k]] += 1
-        s.promo_stock[i] -= 1
-        s.ar_promo[k] = i
-        push(s, T_PROMOTE_FINISH, p, k, 0, 0)
-        c = PROMO_BONUS[i]
-        if c == PB_ANY_TICKET:
-            push(s, T_TICKET_ANY, p, 0, 0, 0)
-        elif c == PB_INFLUENCE:
-            influence_bonus(pl)
-        elif c == PB_TWO_TICKETS:
-            push(s, T_TICKET_PAIR, p, 0, 0, 0)
-        elif c == PB_MONEY:
-            money_bonus(pl)
-        else:
-            push(s, T_VISITOR_PLAZA, p, 7, 0, 0)
-    elif t.kind == T_FAME_BONUS:
-        k = a - A_ARTIST
-        push(s, T_FAME_STEPS, p, k, pl.gallery[COLLECTOR], 0)
-    elif t.kind == T_PAY:
-        k = a - A_PAY                 # RN §7.2
-        pl.influence = infl_after_money(pl.influence, k)
-        pl.money -= t.a - k
-    elif t.kind == T_FAME_STEPS:
-        k = a - A_FAME                # RN §7.3, R-ART-3
-        pl.influence = infl_after_fame(pl.influence, k)
-        i = s.ar_fame[t.a]
-        s.ar_fame[t.a] = _min(FAME_MAX, i + t.b + k)
-        if i < FAME_MAX and s.ar_fame[t.a] >= FAME_MAX:
-            pl.money += CELEBRITY_MONEY
-    elif t.kind == T_TICKET_ANY or t.kind == T_TICKET_OR:
-        gain_ticket(s, p, a - A_TICKET)
-    elif t.kind == T_TICKET_PAIR:
-        k = a - A_TICKET_PAIR
-        push(s, T_GAIN_TICKET, p, PAIR_B[k], 0, 0)
-        push(s, T_GAIN_TICKET, p, PAIR_A[k], 0, 0)
-    elif t.kind == T_BOX_DISCARD or t.kind == T_DISCARD_LARGEST:
-        c = a - (A_BOX_DISCARD if t.kind == T_BOX_DISCARD else A_DISCARD_LARGEST)
-        box_take(s, c)               # can empty a colour: R-INT-1 as for any ticket
-        s.discards[c] += 1
-    elif t.kind == T_VISITOR_PLAZA:
-        c = a - A_VISITOR
-        s.plaza[c] -= 1
-        pl.gallery[c] += 1
-    elif t.kind == T_LOBBY_OUT:
-        c = a - A_VISITOR
-        pl.lobby[c] -= 1
-        s.plaza[c] += 1
-    elif t.kind == T_GALLERY_OUT:
-        c = a - A_VISITOR             # R-CON-2: the visitor sets the side
-        pl.gallery[c] -= 1
-        s.plaza[c] += 1
-        if c == VIP:
-            pl.contract_state[t.a] = CS_INFLUENCE
-        elif c == INVESTOR:
-            pl.contract_state[t.a] = CS_MONEY
-        else:
-            push(s, T_ORIENT, p, t.a, 0, 0)
-    elif t.kind == T_ORIENT:
-        pl.contract_state[t.a] = CS_MONEY if a == A_ORIENT else CS_INFLUENCE
-    elif t.kind == T_REP_SPACE:
-        k = a - A_REP_SPACE
-        pl.rep[k] = t.a
-        push_space_bonus(s, p, k)
-    elif t.kind == T_DEAL4:
-        if a == A_DEAL4_YES:          # R-CON-1: one new card on top of each pile
-            for i in range(3, -1, -1):
-                push(s, T_CH_CONTRACT, -1, i, 0, 0)
-    elif t.kind == T_PILE:
-        i = a - A_PILE
-        s.pile_len[i] -= 1
-        k = s.pile[i][s.pile_len[i]]
-        s.pile[i][s.pile_len[i]] = -1
-        push(s, T_REFILL_PILE, p, i, 0, 0)
-        push(s, T_CONTRACT_SLOT, p, k, 0, 0)
-    elif t.kind == T_CONTRACT_SLOT:
-        k = a - A_CSLOT               # R-CON-1
-        if pl.contract[k] >= 0:
-            if pl.contract_asst[k]:
-                assist_home(s, p)
-        else:
-            c = CONTRACT_SLOT_TICKET[k]
-            if c == 3:
-                push(s, T_TICKET_ANY, p, 0, 0, 0)
-            else:
-                push(s, T_GAIN_TICKET, p, c, 0, 0)
-        pl.contract[k] = t.a
-        pl.contract_state[k] = CS_FACE_UP
-        pl.contract_asst[k] = 0
-    elif t.kind == T_SELL:
-        k = a - A_SELL                # RN §4.2
-        w = k // 3
-        c = k % 3
-        i = pl.works[w]
-        pl.money += state_sale_value(s, i)
-        for k in range(w, pl.nworks - 1):
-            pl.works[k] = pl.works[k + 1]
-        pl.nworks -= 1
-        pl.works[pl.nworks] = -1
-        s.ar_tokens[i] += 1
-        pl.sold[i >> 1] += 1
-        if pl.contract_asst[c]:
-            pl.contract_asst[c] = 0
-            assist_home(s, p)
-        pl.contract_state[c] = CS_MONEY
-        if vsum(pl.gallery) > 0:
-            push(s, T_GALLERY_OUT, p, c, 0, 0)
-        else:
-            push(s, T_ORIENT, p, c, 0, 0)
-    elif t.kind == T_HIRE:
-        k = a - A_HIRE + 1            # R-HIRE-1
-        price = 0
-        for i in range(k):
-            price += HIRE_COST[START_QUEUE - pl.queue + i]
-        for i in range(k - 1, -1, -1):
-            push_hire_bonus(s, p, START_QUEUE - pl.queue + i)
-        pl.queue -= k
-        pl.desks += k
-        push(s, T_PAY, p, price, 0, 0)
-    elif t.kind == T_MARKET:
-        k = a - A_MARKET              # RN §6.4-6.5
-        push(s, T_MARKET_FINISH, p, k, 0, 0)
-        if k // 3 >= 4:
-            push(s, T_PAY, p, AUCTION_COST[k // 3 - 4], 0, 0)
-        push(s, T_ASSIST_SRC, p, k, 0, 0)
-    elif t.kind == T_ASSIST_SRC:
-        if a == A_SRC_DESK:
-            pl.desks -= 1
-        elif a == A_SRC_KO:
-            s.ko_owner = -1
-            s.ko_loc = -1
-        else:
-            s.loc_owner[a - A_SRC_LOC] = -1
-        if t.a < 21:
-            s.mk_asst[t.a // 3][t.a % 3] = p
-        else:
-            pl.contract_asst[t.a - 21] = 1
-    elif t.kind == T_CH_VISITOR:
-        c = a - C_VISITOR
-        s.bag[c] -= 1
-        if t.a == CD_TILE:
-            s.top_visitors[t.b][c] += 1
-        else:
-            other = &s.players[t.b]
-            if can_enter_gallery(other, c) and (t.a == CD_GALLERY_ANY or c != COLLECTOR):
-                other.gallery[c] += 1
-            else:
-                s.plaza[c] += 1
-    elif t.kind == T_CH_TILE:
-        k = a - C_TILE
-        s.stack_mask[t.a] &= ~(1 << k)
-        s.stack_top[t.a] = k
-        for i in range(WORK_VISITORS[k]):
-            push(s, T_CH_VISITOR, -1, CD_TILE, t.a, 0)
-    elif t.kind == T_CH_CONTRACT:
-        k = a - C_CONTRACT
-        s.deck_mask &= ~((<uint32_t>1) << k)
-        s.pile[t.a][s.pile_len[t.a]] = k
-        s.pile_len[t.a] += 1
+    if k == T_START_LOC: resolve_start_loc(s, &t, a)
+    elif k == T_TURN_START: resolve_move(s, &t, a)
+    elif k == T_LEAVE: resolve_leave(s, &t, a)
+    elif k == T_LOC_ACTION: resolve_loc_action(s, &t, a)
+    elif k == T_AFTER_ACTION: resolve_after_action(s, &t, a)
+    elif k == T_KO: resolve_ko(s, &t, a)
+    elif k == T_DISCOVER: resolve_discover(s, &t, a)
+    elif k == T_BUY: resolve_buy(s, &t, a)
+    elif k == T_PROMOTE: resolve_promote(s, &t, a)
+    elif k == T_FAME_BONUS: resolve_fame_bonus(s, &t, a)
+    elif k == T_PAY: resolve_pay(s, &t, a)
+    elif k == T_FAME_STEPS: resolve_fame_steps(s, &t, a)
+    elif k == T_TICKET_ANY or k == T_TICKET_OR: resolve_ticket(s, &t, a)
+    elif k == T_TICKET_PAIR: resolve_ticket_pair(s, &t, a)
+    elif k == T_BOX_DISCARD or k == T_DISCARD_LARGEST: resolve_box_discard(s, &t, a)
+    elif k == T_VISITOR_PLAZA: resolve_visitor_plaza(s, &t, a)
+    elif k == T_LOBBY_OUT: resolve_lobby_out(s, &t, a)
+    elif k == T_GALLERY_OUT: resolve_gallery_out(s, &t, a)
+    elif k == T_ORIENT: resolve_orient(s, &t, a)
+    elif k == T_REP_SPACE: resolve_rep_space(s, &t, a)
+    elif k == T_DEAL4: resolve_deal4(s, &t, a)
+    elif k == T_PILE: resolve_pile(s, &t, a)
+    elif k == T_CONTRACT_SLOT: resolve_contract_slot(s, &t, a)
+    elif k == T_SELL: resolve_sell(s, &t, a)
+    elif k == T_HIRE: resolve_hire(s, &t, a)
+    elif k == T_MARKET: resolve_market(s, &t, a)
+    elif k == T_ASSIST_SRC: resolve_assist_src(s, &t, a)
+    elif k == T_CH_VISITOR: resolve_ch_visitor(s, &t, a)
+    elif k == T_CH_TILE: resolve_ch_tile(s, &t, a)
+    elif k == T_CH_CONTRACT: resolve_ch_contract(s, &t, a)
+
 
 cdef void advance(StateC* s) noexcept nogil:
     """Run automatic steps and forced choices until a real decision, chance or the end."""
@@ -1801,50 +2116,45 @@ cdef int draw_bag(StateC* s, RngC* rng) noexcept nogil:
         r -= s.bag[c]
     return -1
 
-cdef void state_init(StateC* s, int num_players, uint64_t seed) noexcept nogil:
-    """Setup (RN §1.7, seed 000/001): every shuffle is resolved from `seed`."""
-    cdef RngC rng
-    cdef int n = num_players, p, f, a, i, j, k, c, first_blue
-    cdef int bonus[10]
-    cdef int tiles[20]
-    cdef int aside[4]
-    cdef int forms[4]
-    cdef int cards[4]
-    cdef PlayerC* pl
-    memset(s, 0, sizeof(StateC))
-    rng.s = seed
+cdef void init_board(StateC* s, int n) noexcept nogil:
+    """C§1: empty spaces, the bag and the box office for n players; Lacerda's supply."""
+    cdef int i, j, c
     s.num_players = n
     s.ko_owner = -1
     s.ko_loc = -1
     s.lac_loc = -1
     if n == 1:      # RN §10: her 10 assistants in a supply; she has no office or cards
         s.lac_supply = LACERDA_ASSISTANTS
-    for i in range(4):
+    for i in range(NUM_LOCATIONS):
         s.loc_owner[i] = -1
         s.loc_tile[i] = -1
         s.pile_len[i] = 0
         for j in range(MAX_PILE):
             s.pile[i][j] = -1
     for i in range(4):
-        for j in range(3):
+        for j in range(MARKET_COLS):
             s.mk_tile[i][j] = -1
-    for i in range(7):
-        for j in range(3):
+    for i in range(MARKET_ROWS):
+        for j in range(MARKET_COLS):
             s.mk_asst[i][j] = -1
-    for c in range(3):
+    for c in range(NUM_VTYPES):
         s.bag[c] = VISITORS_TOTAL[n][c]
         s.box[c] = TICKETS_PER_COLOUR[n]
-    # artists (C§3): one blue and one red tile per form; the first blue drawn is face up
-    first_blue = rng_below(&rng, 4)
-    j = 0
-    for k in range(5):
+
+cdef void init_artists(StateC* s, RngC* rng) noexcept nogil:
+    """C§3, R-ART-2: one of two tiles per artist slot, the bonus tiles shuffled onto
+    them; the first blue artist drawn starts discovered; a collector on each red one."""
+    cdef int bonus[10]
+    cdef int a, i, j = 0, k
+    cdef int first_blue = rng_below(rng, 4)
+    for k in range(NUM_ARTIST_BONUS_KINDS):
         for i in range(ARTIST_BONUS_COUNT[k]):
             bonus[j] = k
             j += 1
-    shuffle_ints(bonus, 10, &rng)
+    shuffle_ints(bonus, 10, rng)
     j = 0
     for a in range(NUM_ARTISTS):
-        s.ar_variant[a] = rng_below(&rng, 2)
+        s.ar_variant[a] = rng_below(rng, 2)
         s.ar_fame[a] = artist_fame0(s, a)
         s.ar_promo[a] = artist_promo0(s, a)
         s.ar_tokens[a] = 2
@@ -1859,11 +2169,16 @@ cdef void state_init(StateC* s, int num_players, uint64_t seed) noexcept nogil:
             s.bag[COLLECTOR] -= 1
     for i in range(1, 6):
         s.promo_stock[i] = PROMO_TOKENS
-    # works of art (C§5): one tile per form set aside, the top tile face up with visitors
-    for f in range(4):
-        aside[f] = rng_below(&rng, 8)
-        s.stack_mask[f] = 0xFF & ~(1 << aside[f])
-        k = rng_below(&rng, 7)
+
+cdef void init_works(StateC* s, RngC* rng) noexcept nogil:
+    """C§5, C§13: per form one tile set aside and the top tile face up with visitors
+    from the bag; the easels' forms."""
+    cdef int forms[4]
+    cdef int f, i, k, c, aside
+    for f in range(NUM_FORMS):
+        aside = rng_below(rng, 8)
+        s.stack_mask[f] = 0xFF & ~(1 << aside)
+        k = rng_below(rng, 7)
         for i in range(8):
             if (s.stack_mask[f] >> i) & 1:
                 if k == 0:
@@ -1872,18 +2187,21 @@ cdef void state_init(StateC* s, int num_players, uint64_t seed) noexcept nogil:
                     break
                 k -= 1
         for i in range(WORK_VISITORS[s.stack_top[f]]):
-            c = draw_bag(s, &rng)
+            c = draw_bag(s, rng)
             if c >= 0:
                 s.top_visitors[f][c] += 1
-    for f in range(4):
+    for f in range(NUM_FORMS):
         forms[f] = f
-    shuffle_ints(forms, 4, &rng)
+    shuffle_ints(forms, 4, rng)
     for i in range(MAX_EASELS):
-        s.easel[i] = forms[i] if i < EASELS[n] else -1
-    # contracts (C§6): four dealt face up, the rest is the deck
+        s.easel[i] = forms[i] if i < EASELS[s.num_players] else -1
+
+cdef void init_contracts(StateC* s, RngC* rng) noexcept nogil:
+    """C§6: four contracts dealt face up, one per pile; the rest is the deck."""
+    cdef int i, j, k
     s.deck_mask = ((<uint32_t>1) << NUM_CONTRACTS) - 1
     for i in range(4):
-        k = rng_below(&rng, NUM_CONTRACTS - i)
+        k = rng_below(rng, NUM_CONTRACTS - i)
         for j in range(NUM_CONTRACTS):
             if (s.deck_mask >> j) & 1:
                 if k == 0:
@@ -1892,28 +2210,38 @@ cdef void state_init(StateC* s, int num_players, uint64_t seed) noexcept nogil:
                     s.pile_len[i] = 1
                     break
                 k -= 1
-    # reputation tiles (C§7): 12 (8 with <= 2 players) in the market, 4 by the locations
-    for i in range(20):
+
+cdef void init_rep_tiles(StateC* s, RngC* rng) noexcept nogil:
+    """C§7, R-MKT-1: 12 reputation tiles (8 with <= 2 players) in the market, 4 by the
+    locations (the start tiles)."""
+    cdef int tiles[NUM_REP_TILES]
+    cdef int i, j, k = 0
+    for i in range(NUM_REP_TILES):
         tiles[i] = i
-    shuffle_ints(tiles, 20, &rng)
-    k = 0
+    shuffle_ints(tiles, NUM_REP_TILES, rng)
     for i in range(4):
-        for j in range(3):
+        for j in range(MARKET_COLS):
             if market_cols_used(s, j):
                 s.mk_tile[i][j] = tiles[k]
                 k += 1
-    for i in range(4):
+    for i in range(NUM_LOCATIONS):
         s.loc_tile[i] = tiles[k]
         k += 1
-    # plaza and lobbies
+
+cdef void init_players(StateC* s, RngC* rng) noexcept nogil:
+    """C§1, C§11: four plaza visitors; each player's start supplies, a visitor in the
+    lobby, a Curator and an Art Dealer card."""
+    cdef int cards[4]
+    cdef int p, i, c
+    cdef PlayerC* pl
     for i in range(4):
-        c = draw_bag(s, &rng)
+        c = draw_bag(s, rng)
         if c >= 0:
             s.plaza[c] += 1
     for c in range(4):
         cards[c] = c
-    shuffle_ints(cards, 4, &rng)
-    for p in range(n):
+    shuffle_ints(cards, 4, rng)
+    for p in range(s.num_players):
         pl = &s.players[p]
         pl.money = START_MONEY
         pl.influence = START_INFLUENCE
@@ -1923,24 +2251,39 @@ cdef void state_init(StateC* s, int num_players, uint64_t seed) noexcept nogil:
         pl.commission = -1
         pl.start_tile = -1
         pl.auction_work = -1
-        for i in range(4):
+        for i in range(MAX_WORKS):
             pl.works[i] = -1
-        for i in range(6):
+        for i in range(NUM_REP_SPACES):
             pl.rep[i] = -1
         for i in range(3):
             pl.contract[i] = -1
         pl.curator = cards[p]
-        c = draw_bag(s, &rng)
+        c = draw_bag(s, rng)
         if c >= 0:
             pl.lobby[c] += 1
-    shuffle_ints(cards, 4, &rng)
-    for p in range(n):
+    shuffle_ints(cards, 4, rng)
+    for p in range(s.num_players):
         s.players[p].dealer = cards[p]
+
+cdef void state_init(StateC* s, int num_players, uint64_t seed) noexcept nogil:
+    """Setup (RN §1.7, seed 000/001): every shuffle is resolved from `seed`, in this
+    order (the recorded games depend on it)."""
+    cdef RngC rng
+    cdef int p
+    memset(s, 0, sizeof(StateC))
+    rng.s = seed
+    init_board(s, num_players)
+    init_artists(s, &rng)
+    init_works(s, &rng)
+    init_contracts(s, &rng)
+    init_rep_tiles(s, &rng)
+    init_players(s, &rng)
     # start locations, in reverse turn order (RN §1.7)
     push(s, T_BEGIN_GAME, -1, 0, 0, 0)
-    for p in range(n):
+    for p in range(num_players):
         push(s, T_START_LOC, p, 0, 0, 0)
     advance(s)
+
 
 # ---------------------------------------------------------------- results
 
