@@ -12,57 +12,6 @@ only pass actions that were listed by state_legal_actions / state_chance_outcome
 from libc.string cimport memset, memcpy
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint32_t, uint64_t
 
-cdef extern from "data.h" nogil:
-    const int16_t START_MONEY
-    const int8_t START_INFLUENCE, START_DESKS, START_QUEUE, NUM_DESKS
-    const int8_t VISITORS_TOTAL[5][3]
-    const int8_t TICKETS_PER_COLOUR[5]
-    const int8_t EASELS[5]
-    const int8_t ARTIST_FAME0[4][2][2]
-    const int8_t ARTIST_PROMO0[4][2][2]
-    const int8_t ARTIST_TEMPLATE[4][2][2]
-    const int8_t STAR_THRESHOLDS[2][6]
-    const int8_t STAR_VALUE[7]
-    const int8_t FAME_MAX, CELEBRITY_MONEY
-    enum: BONUS_MONEY, BONUS_INFLUENCE, BONUS_FAME, BONUS_TWO_TICKETS, BONUS_VISITOR
-    enum: NUM_ARTIST_BONUS_KINDS
-    const int8_t ARTIST_BONUS_COUNT[5]
-    enum: TKP_VIP, TKP_INV, TKP_ANY, TKP_VIP_PLUS, TKP_INV_PLUS, TKP_TWO
-    const int8_t WORK_FAME[8]
-    const int8_t WORK_TICKETS[8]
-    const int8_t WORK_VISITORS[8]
-    enum: CK_SIGN, CK_ASSISTANT, CK_BAG_VISITOR, CK_PLAZA_VIP_INV, CK_BONUS
-    const int8_t CONTRACT_BONUS_IS_MONEY[4]
-    const int8_t CONTRACT_SLOT_TICKET[3]
-    enum: RT_PER_3_INFLUENCE, RT_COLLECTOR, RT_VIP, RT_INVESTOR, RT_VISITOR, RT_SET
-    enum: RT_REP_TILE, RT_AUCTION_ASSISTANT, RT_ASSISTANT_IN_PLAY, RT_PROMO4_ARTIST
-    enum: RT_ACQUIRED, RT_SOLD, RT_EXHIBITED, RT_ART_FORMS, RT_PHOTO, RT_PAINTING
-    enum: RT_DIGITAL, RT_SCULPTURE, RT_FAME15_ARTIST, RT_MASTERPIECE
-    const int8_t REP_TILE_MONEY[20]
-    const int8_t REP_TILE_INFL[20]
-    enum: RS_INFLUENCE, RS_MONEY, RS_FAME, RS_VISITOR, RS_TWO_TICKETS, RS_ASSISTANT
-    enum: PB_ANY_TICKET, PB_INFLUENCE, PB_TWO_TICKETS, PB_MONEY, PB_VISITOR
-    const int8_t PROMO_TOKENS
-    const int8_t PROMO_BONUS[6]
-    enum: HB_NONE, HB_INV_TICKET, HB_VIP_TICKET, HB_INFLUENCE, HB_ANY_TICKET, HB_MONEY
-    const int8_t HIRE_COST[8]
-    const int8_t HIRE_BONUS[8]
-    const int8_t MARKET_ROW_FORM[4]
-    const int8_t MARKET_COLUMN_INFLUENCE[3]
-    const int8_t AUCTION_COST[3]
-    enum: AB_ANY_TICKET, AB_ASSISTANT, AB_TWO_TICKETS, AB_INFLUENCE, AB_MONEY, AB_VISITOR
-    const int8_t AUCTION_BONUS[3][3]
-    const int8_t MAJORITY[3][3]
-    enum: NUM_MONEY_ICONS
-    const int8_t MONEY_ICONS[20]
-    const int8_t MONEY_ICON_VALUE[20]
-    const int8_t INFLUENCE_MAX
-    const int8_t CURATOR_GOALS[4][2][4]
-    const int8_t CURATOR_PAY[2]
-    const int8_t DEALER_GOALS[4][3][4]
-    const int8_t DEALER_PAY[3]
-    const int8_t LACERDA_MARKET_ORDER[14][2]
-
 # pair index -> colours (A_TICKET_PAIR)
 cdef int PAIR_A[3]
 cdef int PAIR_B[3]
@@ -82,14 +31,6 @@ cdef inline int popcount32(uint32_t x) noexcept nogil:
     while x:
         x &= x - 1
         n += 1
-    return n
-
-cdef inline int money_steps(int infl) noexcept nogil:
-    """Money icons strictly below `infl`: the most $ influence can pay (C§2)."""
-    cdef int i, n = 0
-    for i in range(NUM_MONEY_ICONS):
-        if MONEY_ICONS[i] < infl:
-            n += 1
     return n
 
 cdef inline int infl_after_money(int infl, int k) noexcept nogil:

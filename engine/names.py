@@ -20,6 +20,8 @@ COLUMNS = ("I", "II", "III")
 CONTRACT_KINDS = ("sign", "assistant", "bag-visitor", "plaza-vip-investor", "bonus")
 ARTIST_BONUSES = ("money bonus", "influence bonus", "fame bonus", "two tickets",
                   "visitor from the plaza")
+#: C§5 ticket icons of a work tile, by pattern (TKP_* of data.h; engine.state.WORK_TICKETS).
+TICKET_PATTERNS = ("vip", "investor", "any", "vip + inv/col", "inv + vip/col", "two colours")
 TICKET_PAIRS = ("vip+investor", "vip+collector", "investor+collector")
 TICKET_ROUTES = ("plaza>lobby", "lobby>gallery", "lobby+1>plaza", "lobby+2>plaza",
                  "lobby+3>plaza")
