@@ -71,6 +71,7 @@ cpdef enum:
     NUM_REP_SPACES = 6
     MARKET_ROWS = 7
     MARKET_COLS = 3
+    NUM_MARKET_SPACES = MARKET_ROWS * MARKET_COLS   # space = 3 * row + column
     MAX_WORKS = 4
     MAX_TASKS = 32
     MAX_PILE = 20
@@ -104,6 +105,8 @@ cpdef enum:
     # ko_owner. It is never a seat, so code that loops over the seats never meets it.
     LACERDA = 4
     LACERDA_ASSISTANTS = 10
+    # C§1: a player's assistants (START_DESKS + START_QUEUE of data.h), wherever they are.
+    ASSISTANTS_PER_PLAYER = 10
     # Solo returns(): the final money m as m / (m + SOLO_RETURN_SCALE), see state_returns.
     SOLO_RETURN_SCALE = 100
 
@@ -142,7 +145,8 @@ cpdef enum TaskKind:
     T_SELL                  # choose work and contract
     T_HIRE                  # how many to hire
     T_MARKET                # choose a market space; a = 0 reputation, 1 auction
-    T_ASSIST_SRC            # where the assistant for target a comes from
+    T_ASSIST_SRC            # where the assistant for target a comes from: market space a,
+                            # or contract slot a - NUM_MARKET_SPACES
     T_TICKET_MOVE           # spend one ticket, or stop (a = moves made so far)
     T_DISCARD_LARGEST       # solo: discard a ticket from a largest box-office stack
     # chance

@@ -885,7 +885,7 @@ cdef void push_ea(StateC* s, int p, action_t a) noexcept nogil:
     else:
         k = a - A_EA_CONTRACT
         push(s, T_CONTRACT_BONUS, p, k, 0, 0)
-        push(s, T_ASSIST_SRC, p, 21 + k, 0, 0)
+        push(s, T_ASSIST_SRC, p, NUM_MARKET_SPACES + k, 0, 0)
 
 cdef void push_ticket_pattern(StateC* s, int p, int pattern) noexcept nogil:
     """C§5 ticket icons of a work tile (R-TIX-1: two tickets are two colours)."""
@@ -1290,7 +1290,7 @@ cdef int rep_tile_count(const StateC* s, int p, int tile) noexcept nogil:
     if tile == RT_VISITOR: return vsum(pl.gallery)
     if tile == RT_SET: return _min(pl.gallery[0], _min(pl.gallery[1], pl.gallery[2]))
     if tile == RT_REP_TILE: return count_matching(pl.rep, NUM_REP_SPACES, 0)
-    if tile == RT_ASSISTANT_IN_PLAY: return 10 - pl.queue - pl.removed
+    if tile == RT_ASSISTANT_IN_PLAY: return assistants_in_play(pl)
     if tile == RT_PROMO4_ARTIST: return count_matching(s.ar_promo, NUM_ARTISTS, 4)
     if tile == RT_ACQUIRED: return total_acquired(pl)
     if tile == RT_SOLD: return total_sold(pl)
@@ -1461,7 +1461,7 @@ cdef void auto_ko_done(StateC* s, const TaskC* t) noexcept nogil:
 
 cdef void auto_finish_turn(StateC* s, const TaskC* t) noexcept nogil:
     """Seed 001 timing: a kicked-out action may have filled its owner's 3rd slot; its
-    start tile moves first. Then finish_turn."""
+    start tile moves first (R-VIS-3). Then finish_turn (R-INT-1, R-END-1)."""
     cdef int k
     for k in range(s.num_players):
         if start_tile_waiting(s, k):
@@ -1626,7 +1626,7 @@ cdef void resolve_move(StateC* s, const TaskC* t, action_t a) noexcept nogil:
         push(s, T_LEAVE, p, frm, 0, 0)
 
 cdef void resolve_leave(StateC* s, const TaskC* t, action_t a) noexcept nogil:
-    """R-MOVE-3."""
+    """R-MOVE-3: an assistant (or none) stays on the location left, t.a."""
     apply_leave(s, t.player, t.a, a)
 
 cdef void resolve_loc_action(StateC* s, const TaskC* t, action_t a) noexcept nogil:
@@ -1870,7 +1870,7 @@ cdef void resolve_market(StateC* s, const TaskC* t, action_t a) noexcept nogil:
 
 cdef void resolve_assist_src(StateC* s, const TaskC* t, action_t a) noexcept nogil:
     """R-MKT-1, R-KO-1: the assistant comes from a desk, a location or the kicked-out
-    space and goes to market space t.a (< 21) or onto contract slot t.a - 21."""
+    space and goes to market space t.a or onto contract slot t.a - NUM_MARKET_SPACES."""
     if a == A_SRC_DESK:
         s.players[t.player].desks -= 1
     elif a == A_SRC_KO:
@@ -1878,10 +1878,10 @@ cdef void resolve_assist_src(StateC* s, const TaskC* t, action_t a) noexcept nog
         s.ko_loc = -1
     else:
         s.loc_owner[a - A_SRC_LOC] = -1
-    if t.a < 21:
+    if t.a < NUM_MARKET_SPACES:
         s.mk_asst[t.a // 3][t.a % 3] = t.player
     else:
-        s.players[t.player].contract_asst[t.a - 21] = 1
+        s.players[t.player].contract_asst[t.a - NUM_MARKET_SPACES] = 1
 
 cdef void resolve_ticket_move(StateC* s, TaskC* t, action_t a) noexcept nogil:
     """R-EXEC-2: one ticket spent to move one visitor; the task stays on the stack and
@@ -2234,7 +2234,7 @@ cdef void state_final_money(const StateC* s, int* out) noexcept nogil:
         out[p] = s.players[p].money
 
 cdef inline int assistants_in_play(const PlayerC* p) noexcept nogil:
-    return 10 - p.queue - p.removed
+    return ASSISTANTS_PER_PLAYER - p.queue - p.removed
 
 cdef int compare_players(const StateC* s, int a, int b) noexcept nogil:
     """R-END-2: money, then works acquired, gallery visitors, assistants in play."""
@@ -2340,7 +2340,7 @@ cdef int state_check_invariants(const StateC* s) noexcept nogil:
             tot += pl.contract_asst[k]
         if s.ko_owner == p and s.ko_kind == PIECE_ASSISTANT:
             tot += 1
-        if tot != 10 or pl.desks < 0 or pl.desks > NUM_DESKS or pl.queue < 0:
+        if tot != ASSISTANTS_PER_PLAYER or pl.desks < 0 or pl.desks > NUM_DESKS or pl.queue < 0:
             return 3
         if pl.money < 0:
             return 4

@@ -1,7 +1,9 @@
 """Readable names of the engine's indices (the conventions of engine/data.h)."""
 from __future__ import annotations
 
+#: Art forms, by form index (artist slot = 2 * form + colour; works and contracts alike).
 FORMS = ("painting", "sculpture", "photo", "digital")
+#: Visitor types, by type index; tickets use the same colours (VIP, INVESTOR, COLLECTOR).
 VISITORS = ("vip", "investor", "collector")
 LOCATIONS = ("SO", "AC", "MC", "IM")
 LOCATION_NAMES = ("Sales Office", "Artists Colony", "Media Center", "International Market")
@@ -11,6 +13,7 @@ LOCATION_ACTIONS = (
     ("hire assistants", "promote an artist"),
     ("take a reputation tile", "make an auction offer"),
 )
+#: Artist colours (the blue and red artist of each form), not the visitor/ticket colours.
 COLOURS = ("blue", "red")
 ARTISTS = tuple(f"{FORMS[a >> 1]}-{COLOURS[a & 1]}" for a in range(8))
 REP_SPACES = ("influence", "money", "fame", "visitor", "tickets", "assistant")

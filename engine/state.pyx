@@ -23,6 +23,7 @@ include "_raw.pxi"
 
 
 from engine._core import TaskKind
+from engine.names import SCORING_STEPS
 from engine.errors import IllegalActionError, InvalidStateError
 
 CHANCE = PLAYER_CHANCE
@@ -37,7 +38,7 @@ SOLO_RETURN_SCALE = core.SOLO_RETURN_SCALE
 NUM_DISTINCT_ACTIONS = NUM_ACTIONS
 MAX_DECISIONS_PER_TURN = 128
 #: Upper bound on the number of actions (decisions and chance events) of any game.
-MAX_GAME_LENGTH = 2 * MAX_TURNS_PER_PLAYER * 4 * MAX_DECISIONS_PER_TURN + 64
+MAX_GAME_LENGTH = 2 * MAX_TURNS_PER_PLAYER * MAX_PLAYERS * MAX_DECISIONS_PER_TURN + 64
 
 ACTION_BASES = {
     "start": core.A_START_LOC, "move": core.A_MOVE, "ea-tickets": core.A_EA_TICKETS,
@@ -84,8 +85,8 @@ TICKETS_PER_COLOUR = _row(core.TICKETS_PER_COLOUR, 5)
 #: C§13 easels (renowned works), by player count (index 1..4).
 EASELS = _row(core.EASELS, 5)
 #: C§3 initial fame and printed promotion level, [form][colour][variant].
-ARTIST_FAME0 = tuple([_rows(&core.ARTIST_FAME0[f][0][0], 2, 2) for f in range(4)])
-ARTIST_PROMO0 = tuple([_rows(&core.ARTIST_PROMO0[f][0][0], 2, 2) for f in range(4)])
+ARTIST_FAME0 = tuple([_rows(&core.ARTIST_FAME0[f][0][0], 2, 2) for f in range(core.NUM_FORMS)])
+ARTIST_PROMO0 = tuple([_rows(&core.ARTIST_PROMO0[f][0][0], 2, 2) for f in range(core.NUM_FORMS)])
 #: C§4 fame of a celebrity (its works are masterpieces); C§2 the top of the influence track.
 FAME_MAX = core.FAME_MAX
 INFLUENCE_MAX = core.INFLUENCE_MAX
@@ -296,7 +297,7 @@ cdef class GameState:
         All zeros before the end. Solo (one player against Lacerda, who has no score):
         the final money m as m / (m + 100), a value in [0, 1) that grows with the score
         (0.5 at $100); the solo result itself is the money (`money()`)."""
-        cdef double out[4]
+        cdef double out[MAX_PLAYERS]
         state_returns(&self.s, out)
         return [out[p] for p in range(self.s.num_players)]
 
@@ -310,18 +311,17 @@ cdef class GameState:
         """Per player, the money of each final scoring step (RN §9.2), and the total."""
         if not self.s.terminal:
             raise IllegalActionError("final scores exist only at the end of the game")
-        steps = ("majorities", "reputation", "exhibition", "auction", "curator", "dealer",
-                 "influence", "total")
+        steps = SCORING_STEPS + ("total",)
         out = []
         for p in range(self.s.num_players):
-            d = {steps[i]: self.s.players[p].score[i] for i in range(8)}
+            d = {steps[i]: self.s.players[p].score[i] for i in range(len(steps))}
             d["money"] = self.s.players[p].money
             out.append(d)
         return out
 
     def sale_value(self, artist: int) -> int:
-        if not 0 <= artist < 8:
-            raise ValueError(f"artist must be 0..7, got {artist}")
+        if not 0 <= artist < core.NUM_ARTISTS:
+            raise ValueError(f"artist must be 0..{core.NUM_ARTISTS - 1}, got {artist}")
         return state_sale_value(&self.s, artist)
 
     def check_invariants(self) -> None:
@@ -458,8 +458,8 @@ def random_playouts(num_players: int = 2, games: int = 100, seed: int = 0) -> di
     cdef long g, ng = games
     cdef int p, n = num_players, unfinished = 0
     cdef double t0, t1
-    cdef long money[4]
-    for p in range(4):
+    cdef long money[MAX_PLAYERS]
+    for p in range(MAX_PLAYERS):
         money[p] = 0
     rng.s = sd
     with nogil:
