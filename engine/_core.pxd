@@ -1,7 +1,8 @@
 # The Gallerist rules engine: the state struct and the C-level API.
 #
 # StateC holds bounded arrays and scalars only, so a copy is one struct assignment.
-# Rules live in _core.pyx as plain functions on StateC*; numbers live in data.h.
+# Rules live in _core.pyx (and the _rules_*.pxi it includes) as plain functions on
+# StateC*; numbers live in data.h.
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint32_t, uint64_t
 
 ctypedef int16_t action_t
