@@ -1,12 +1,67 @@
 # The Gallerist rules engine: the state struct and the C-level API.
 #
 # StateC holds bounded arrays and scalars only, so a copy is one struct assignment.
-# Rules live in _core.pyx as plain functions on StateC*; numbers live in data.h.
+# Rules live in _core.pyx (and the _rules_*.pxi it includes) as plain functions on
+# StateC*; numbers live in data.h.
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint32_t, uint64_t
 
 ctypedef int16_t action_t
 
-cdef enum:
+# The numbers of the game (engine/data.h, each table naming its section of the
+# components): declared here so that every module cimporting _core sees the same ones.
+cdef extern from "data.h" nogil:
+    const int16_t START_MONEY
+    const int8_t START_INFLUENCE, START_DESKS, START_QUEUE, NUM_DESKS
+    const int8_t VISITORS_TOTAL[5][3]
+    const int8_t TICKETS_PER_COLOUR[5]
+    const int8_t EASELS[5]
+    const int8_t ARTIST_FAME0[4][2][2]
+    const int8_t ARTIST_PROMO0[4][2][2]
+    const int8_t ARTIST_TEMPLATE[4][2][2]
+    const int8_t STAR_THRESHOLDS[2][6]
+    const int8_t STAR_VALUE[7]
+    const int8_t FAME_MAX, CELEBRITY_MONEY
+    cpdef enum: BONUS_MONEY, BONUS_INFLUENCE, BONUS_FAME, BONUS_TWO_TICKETS, BONUS_VISITOR
+    cpdef enum: NUM_ARTIST_BONUS_KINDS
+    const int8_t ARTIST_BONUS_COUNT[5]
+    cpdef enum: TKP_VIP, TKP_INV, TKP_ANY, TKP_VIP_PLUS, TKP_INV_PLUS, TKP_TWO
+    const int8_t WORK_FAME[8]
+    const int8_t WORK_TICKETS[8]
+    const int8_t WORK_VISITORS[8]
+    cpdef enum: CK_SIGN, CK_ASSISTANT, CK_BAG_VISITOR, CK_PLAZA_VIP_INV, CK_BONUS
+    const int8_t CONTRACT_BONUS_IS_MONEY[4]
+    const int8_t CONTRACT_SLOT_TICKET[3]
+    cpdef enum: RT_PER_3_INFLUENCE, RT_COLLECTOR, RT_VIP, RT_INVESTOR, RT_VISITOR, RT_SET
+    cpdef enum: RT_REP_TILE, RT_AUCTION_ASSISTANT, RT_ASSISTANT_IN_PLAY, RT_PROMO4_ARTIST
+    cpdef enum: RT_ACQUIRED, RT_SOLD, RT_EXHIBITED, RT_ART_FORMS, RT_PHOTO, RT_PAINTING
+    cpdef enum: RT_DIGITAL, RT_SCULPTURE, RT_FAME15_ARTIST, RT_MASTERPIECE
+    const int8_t REP_TILE_MONEY[20]
+    const int8_t REP_TILE_INFL[20]
+    cpdef enum: RS_INFLUENCE, RS_MONEY, RS_FAME, RS_VISITOR, RS_TWO_TICKETS, RS_ASSISTANT
+    cpdef enum: PB_ANY_TICKET, PB_INFLUENCE, PB_TWO_TICKETS, PB_MONEY, PB_VISITOR
+    const int8_t PROMO_TOKENS
+    const int8_t PROMO_BONUS[6]
+    cpdef enum: HB_NONE, HB_INV_TICKET, HB_VIP_TICKET, HB_INFLUENCE, HB_ANY_TICKET, HB_MONEY
+    const int8_t HIRE_COST[8]
+    const int8_t HIRE_BONUS[8]
+    const int8_t MARKET_ROW_FORM[4]
+    const int8_t MARKET_COLUMN_INFLUENCE[3]
+    const int8_t AUCTION_COST[3]
+    cpdef enum: AB_ANY_TICKET, AB_ASSISTANT, AB_TWO_TICKETS, AB_INFLUENCE, AB_MONEY, AB_VISITOR
+    const int8_t AUCTION_BONUS[3][3]
+    const int8_t MAJORITY[3][3]
+    cpdef enum: NUM_MONEY_ICONS
+    const int8_t MONEY_ICONS[NUM_MONEY_ICONS]
+    const int8_t MONEY_ICON_VALUE[NUM_MONEY_ICONS]
+    const int8_t INFLUENCE_MAX
+    const int8_t CURATOR_GOALS[4][2][4]
+    const int8_t CURATOR_PAY[2]
+    const int8_t DEALER_GOALS[4][3][4]
+    const int8_t DEALER_PAY[3]
+    const int8_t LACERDA_MARKET_ORDER[14][2]
+
+
+cpdef enum:
     MAX_PLAYERS = 4
     NUM_FORMS = 4
     NUM_VTYPES = 3           # VIP, investor, collector (tickets use the same colours)
@@ -17,6 +72,7 @@ cdef enum:
     NUM_REP_SPACES = 6
     MARKET_ROWS = 7
     MARKET_COLS = 3
+    NUM_MARKET_SPACES = MARKET_ROWS * MARKET_COLS   # space = 3 * row + column
     MAX_WORKS = 4
     MAX_TASKS = 32
     MAX_PILE = 20
@@ -50,6 +106,8 @@ cdef enum:
     # ko_owner. It is never a seat, so code that loops over the seats never meets it.
     LACERDA = 4
     LACERDA_ASSISTANTS = 10
+    # C§1: a player's assistants (START_DESKS + START_QUEUE of data.h), wherever they are.
+    ASSISTANTS_PER_PLAYER = 10
     # Solo returns(): the final money m as m / (m + SOLO_RETURN_SCALE), see state_returns.
     SOLO_RETURN_SCALE = 100
 
@@ -59,7 +117,7 @@ cdef enum:
 # Task kinds: the pending work of the current turn, kept as a stack. A decision task is
 # resolved by the top-level action of its player; a chance task by a chance outcome; an
 # automatic step runs as soon as it reaches the top.
-cdef enum TaskKind:
+cpdef enum TaskKind:
     # decisions
     T_START_LOC = 1         # choose a start location (setup)
     T_TURN_START            # an executive action, or move
@@ -88,7 +146,8 @@ cdef enum TaskKind:
     T_SELL                  # choose work and contract
     T_HIRE                  # how many to hire
     T_MARKET                # choose a market space; a = 0 reputation, 1 auction
-    T_ASSIST_SRC            # where the assistant for target a comes from
+    T_ASSIST_SRC            # where the assistant for target a comes from: market space a,
+                            # or contract slot a - NUM_MARKET_SPACES
     T_TICKET_MOVE           # spend one ticket, or stop (a = moves made so far)
     T_DISCARD_LARGEST       # solo: discard a ticket from a largest box-office stack
     # chance
@@ -114,7 +173,7 @@ cdef enum TaskKind:
     T_DISCOVER_FINISH       # artist a: collector to the plaza, flip, commission
 
 # The action space: one fixed range per kind of decision (see engine/actions.py).
-cdef enum:  # ActionBase
+cpdef enum:  # ActionBase
     A_START_LOC = 0          # 4: start location
     A_MOVE = 4               # 4: move the gallerist to a location
     A_EA_TICKETS = 8         # 1: executive action: spend tickets
@@ -154,7 +213,7 @@ cdef enum:  # ActionBase
     C_CONTRACT = 163         # 20: chance: contract dealt
     NUM_ACTIONS = 183
 
-cdef enum ChanceDest:
+cpdef enum ChanceDest:
     CD_TILE = 0             # onto the top work of form b
     CD_GALLERY_ANY = 1      # into player b's gallery (collector over the limit: plaza)
     CD_GALLERY_VI = 2       # into player b's gallery if VIP/investor and allowed, else plaza
@@ -260,6 +319,14 @@ cdef inline uint64_t rng_next(RngC* r) noexcept nogil:
 
 cdef inline int rng_below(RngC* r, int n) noexcept nogil:
     return <int>((rng_next(r) >> 33) % <uint64_t>n)
+
+cdef inline int money_steps(int infl) noexcept nogil:
+    """Money icons strictly below `infl`: the most $ influence can pay (C§2)."""
+    cdef int i, n = 0
+    for i in range(NUM_MONEY_ICONS):
+        if MONEY_ICONS[i] < infl:
+            n += 1
+    return n
 
 cdef inline double solo_return(double money) noexcept nogil:
     """The solo result as a value in [0, 1): money / (money + SOLO_RETURN_SCALE)."""

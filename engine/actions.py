@@ -18,10 +18,19 @@ ActionId = int
 _B = ACTION_BASES
 
 
+def _range_sizes() -> dict[str, int]:
+    """How many ids each kind of decision owns: up to the next base (_core.pxd)."""
+    starts = sorted(_B.items(), key=lambda kv: kv[1])
+    ends = [base for _, base in starts[1:]] + [NUM_DISTINCT_ACTIONS]
+    return {name: end - base for (name, base), end in zip(starts, ends)}
+
+
 def _build() -> list[str]:
     t: list[str] = [""] * NUM_DISTINCT_ACTIONS
+    sizes = _range_sizes()
 
     def put(base: str, labels: list[str] | tuple[str, ...]) -> None:
+        assert len(labels) == sizes[base], f"{base}: {len(labels)} labels, {sizes[base]} ids"
         for i, label in enumerate(labels):
             t[_B[base] + i] = label
 

@@ -10,10 +10,17 @@ import os
 import re
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CONSTS = {"MAX_PLAYERS": 4, "MAX_TASKS": 32, "MAX_PILE": 20}
 
 
-def _fields(pxd: str, struct: str) -> list[tuple[str, str, list[str]]]:
+def _enum_values(pxd: str) -> dict[str, int]:
+    """The `NAME = number` members of the enums of _core.pxd (the array dimensions)."""
+    return {m.group(1): int(m.group(2))
+            for m in re.finditer(r"^\s+([A-Z][A-Z0-9_]*)\s*=\s*(-?\d+)\b", pxd, re.M)}
+
+
+def _fields(pxd: str, struct: str) -> list[tuple[str, str, list[int]]]:
+    """(type, name, dimensions) of each field of `struct`; named dimensions are resolved."""
+    consts = _enum_values(pxd)
     body = pxd.split(f"cdef struct {struct}:")[1]
     out = []
     for line in body.split("\n")[1:]:
@@ -23,29 +30,26 @@ def _fields(pxd: str, struct: str) -> list[tuple[str, str, list[str]]]:
         m = re.match(r"(\w+)\s+(\w+)((?:\[\w+\])*)$", code)
         if m:
             typ, name, dims = m.groups()
-            out.append((typ, name, re.findall(r"\[(\w+)\]", dims)))
+            out.append((typ, name, [int(d) if d.isdigit() else consts[d]
+                                    for d in re.findall(r"\[(\w+)\]", dims)]))
     return out
 
 
-def _dim(d: str) -> int:
-    return int(d) if d.isdigit() else CONSTS[d]
-
-
-def _getter(prefix: str, name: str, dims: list[str]) -> str:
+def _getter(prefix: str, name: str, dims: list[int]) -> str:
     if not dims:
         return f"{prefix}.{name}"
     if len(dims) == 1:
-        return f"[{prefix}.{name}[i] for i in range({_dim(dims[0])})]"
-    return (f"[[{prefix}.{name}[i][j] for j in range({_dim(dims[1])})] "
-            f"for i in range({_dim(dims[0])})]")
+        return f"[{prefix}.{name}[i] for i in range({dims[0]})]"
+    return (f"[[{prefix}.{name}[i][j] for j in range({dims[1]})] "
+            f"for i in range({dims[0]})]")
 
 
-def _setter(prefix: str, src: str, name: str, dims: list[str]) -> list[str]:
+def _setter(prefix: str, src: str, name: str, dims: list[int]) -> list[str]:
     if not dims:
         return [f"{prefix}.{name} = {src}['{name}']"]
     if len(dims) == 1:
-        return [f"for i in range({_dim(dims[0])}):", f"    {prefix}.{name}[i] = {src}['{name}'][i]"]
-    return [f"for i in range({_dim(dims[0])}):", f"    for j in range({_dim(dims[1])}):",
+        return [f"for i in range({dims[0]}):", f"    {prefix}.{name}[i] = {src}['{name}'][i]"]
+    return [f"for i in range({dims[0]}):", f"    for j in range({dims[1]}):",
             f"        {prefix}.{name}[i][j] = {src}['{name}'][i][j]"]
 
 

@@ -1,7 +1,9 @@
 """Readable names of the engine's indices (the conventions of engine/data.h)."""
 from __future__ import annotations
 
+#: Art forms, by form index (artist slot = 2 * form + colour; works and contracts alike).
 FORMS = ("painting", "sculpture", "photo", "digital")
+#: Visitor types, by type index; tickets use the same colours (VIP, INVESTOR, COLLECTOR).
 VISITORS = ("vip", "investor", "collector")
 LOCATIONS = ("SO", "AC", "MC", "IM")
 LOCATION_NAMES = ("Sales Office", "Artists Colony", "Media Center", "International Market")
@@ -11,6 +13,7 @@ LOCATION_ACTIONS = (
     ("hire assistants", "promote an artist"),
     ("take a reputation tile", "make an auction offer"),
 )
+#: Artist colours (the blue and red artist of each form), not the visitor/ticket colours.
 COLOURS = ("blue", "red")
 ARTISTS = tuple(f"{FORMS[a >> 1]}-{COLOURS[a & 1]}" for a in range(8))
 REP_SPACES = ("influence", "money", "fame", "visitor", "tickets", "assistant")
@@ -20,6 +23,8 @@ COLUMNS = ("I", "II", "III")
 CONTRACT_KINDS = ("sign", "assistant", "bag-visitor", "plaza-vip-investor", "bonus")
 ARTIST_BONUSES = ("money bonus", "influence bonus", "fame bonus", "two tickets",
                   "visitor from the plaza")
+#: C§5 ticket icons of a work tile, by pattern (TKP_* of data.h; engine.state.WORK_TICKETS).
+TICKET_PATTERNS = ("vip", "investor", "any", "vip + inv/col", "inv + vip/col", "two colours")
 TICKET_PAIRS = ("vip+investor", "vip+collector", "investor+collector")
 TICKET_ROUTES = ("plaza>lobby", "lobby>gallery", "lobby+1>plaza", "lobby+2>plaza",
                  "lobby+3>plaza")

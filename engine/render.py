@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from engine import names as N
 from engine.actions import action_to_string, describe_decision
+from engine.state import (AUCTION_COST, EASELS, FAME_MAX, GAL_HOME, GAL_KO, LACERDA,
+                          MARKET_COLUMN_INFLUENCE, WORK_FAME, WORK_TICKETS)
 
 if TYPE_CHECKING:
     from engine.state import GameState
@@ -30,21 +32,10 @@ __all__ = ["render", "WIDTH"]
 #: Line width the board is laid out for (the legal-action list wraps at it).
 WIDTH = 100
 
-# Values of engine/data.h and engine/_core.pxd that the picture needs.
-_GAL_HOME = 4
-_GAL_KO = 5
-_LACERDA = 4  # the owner id of Lacerda's pieces (solo)
-_AUCTION_COST = (1, 3, 6)
 _PIECE_KIND = ("gallerist", "assistant")
 _CONTRACT_SIDE = ("face-up", "money side up", "influence side up")
 _ARTIST_BONUS = ("money bonus", "influence bonus", "fame bonus", "two tickets",
                  "plaza visitor")
-_FAME_MAX = 19
-_EASELS = (0, 1, 1, 2, 3)
-_WORK_FAME = (0, 0, 0, 0, 1, 1, 1, 2)
-_WORK_TICKETS = ("vip", "investor", "any", "any", "vip + inv/col", "inv + vip/col",
-                 "two colours", "two colours")
-_MARKET_INFLUENCE = (3, 2, 1)
 _FORM_SHORT = ("paint", "sculpt", "photo", "digital")
 #: Joins words that must stay on one line (textwrap never breaks at it); shown as a space.
 _NBSP = "\u00a0"
@@ -66,7 +57,7 @@ _LEGEND_SOLO = _LEGEND + ", Lac = Lacerda"
 
 def _who(owner: int) -> str:
     """An owner id as shown on the board: 'P1', or 'Lac' for Lacerda."""
-    return "Lac" if owner == _LACERDA else f"P{owner}"
+    return "Lac" if owner == LACERDA else f"P{owner}"
 
 
 def _vic(v: list[int]) -> str:
@@ -179,7 +170,7 @@ def _artists(state: GameState, r: dict[str, Any]) -> list[str]:
     lines = [f"{'Artist':15}{'status':27}fame value promo sign  notes"]
     for a in range(8):
         if r["ar_discovered"][a]:
-            status = "CELEBRITY" if r["ar_fame"][a] >= _FAME_MAX else "discovered"
+            status = "CELEBRITY" if r["ar_fame"][a] >= FAME_MAX else "discovered"
         else:
             bonus = r["ar_bonus"][a]
             status = "face-down" + (f": {_ARTIST_BONUS[bonus]}" if bonus >= 0 else "")
@@ -197,7 +188,7 @@ def _artists(state: GameState, r: dict[str, Any]) -> list[str]:
 def _works(r: dict[str, Any]) -> list[str]:
     """The four work stacks: top tile, visitors on it, tiles under it, renowned work."""
     n = r["num_players"]
-    easels = r["easel"][: _EASELS[n] if n < len(_EASELS) else 3]
+    easels = r["easel"][: EASELS[n] if n < len(EASELS) else 3]
     lines = [f"{'Works':10}{'top tile':8}{'fame':>5}  {'tickets':15}{'on it':10}"
              f"{'under':>5}  renowned (easel)"]
     for f in range(4):
@@ -208,8 +199,9 @@ def _works(r: dict[str, Any]) -> list[str]:
             what = "to be revealed" if under else "empty"
             lines.append(f"{N.FORMS[f]:10}{what:30}{'':10}{under:5}  {renowned}".rstrip())
             continue
-        lines.append(f"{N.FORMS[f]:10}{'tile ' + str(top + 1):8}{'+' + str(_WORK_FAME[top]):>5}  "
-                     f"{_WORK_TICKETS[top]:15}{_vic(r['top_visitors'][f]):10}{under:5}  "
+        tickets = N.TICKET_PATTERNS[WORK_TICKETS[top]]
+        lines.append(f"{N.FORMS[f]:10}{'tile ' + str(top + 1):8}{'+' + str(WORK_FAME[top]):>5}  "
+                     f"{tickets:15}{_vic(r['top_visitors'][f]):10}{under:5}  "
                      f"{renowned}".rstrip())
     return lines
 
@@ -229,7 +221,7 @@ def _market(r: dict[str, Any]) -> list[str]:
     """The International Market grid: tiles and assistants by player."""
     used = [not (r["num_players"] <= 2 and c == 1) for c in range(3)]
     w = 2 + max(len(t) for t in _REP_SHORT) + 4  # room for "#nn " and a gap
-    head = "".join(f"{N.COLUMNS[c] + ' (' + str(_MARKET_INFLUENCE[c]) + ' influence)':{w}}"
+    head = "".join(f"{N.COLUMNS[c] + ' (' + str(MARKET_COLUMN_INFLUENCE[c]) + ' influence)':{w}}"
                    for c in range(3))
     lines = [f"{'Market':14}{head}".rstrip()]
     for row in range(7):
@@ -257,8 +249,8 @@ def _pools(r: dict[str, Any]) -> list[str]:
 
 def _lacerda_offer(r: dict[str, Any]) -> int:
     """Solo: Lacerda's auction offer, the sum of her auction spaces' costs (RN §10)."""
-    return sum(_AUCTION_COST[row - 4] for row in range(4, 7) for c in range(3)
-               if r["mk_asst"][row][c] == _LACERDA)
+    return sum(AUCTION_COST[row - 4] for row in range(4, 7) for c in range(3)
+               if r["mk_asst"][row][c] == LACERDA)
 
 
 def _lacerda(r: dict[str, Any]) -> list[str]:
@@ -266,13 +258,13 @@ def _lacerda(r: dict[str, Any]) -> list[str]:
     loc = r["lac_loc"]
     if loc < 0:
         where = "not on the board yet (first move: opposite P0)"
-    elif r["loc_owner"][loc] == _LACERDA and r["loc_kind"][loc] == 0:
+    elif r["loc_owner"][loc] == LACERDA and r["loc_kind"][loc] == 0:
         where = N.LOCATIONS[loc]
     else:
         where = f"kicked out from {N.LOCATIONS[loc]} (next: {N.LOCATIONS[(loc + 1) % 4]})"
-    on_locations = sum(1 for L in range(4) if r["loc_owner"][L] == _LACERDA
+    on_locations = sum(1 for L in range(4) if r["loc_owner"][L] == LACERDA
                        and r["loc_kind"][L] == 1)
-    in_market = sum(row.count(_LACERDA) for row in r["mk_asst"])
+    in_market = sum(row.count(LACERDA) for row in r["mk_asst"])
     offer = _lacerda_offer(r)
     due = "moves after this turn" if r["lac_turn"] else "no move due"
     return _cells("Lacerda: ", [
@@ -290,8 +282,8 @@ def _player(state: GameState, r: dict[str, Any], p: int) -> list[str]:
     elif not r["terminal"] and r["turn_count"] > 0 and r["turn_player"] == p:
         tag = " (turn)"
     gal = pl["gallerist"]
-    where = (N.LOCATIONS[gal] if gal < 4 else "home" if gal == _GAL_HOME
-             else "kicked out" if gal == _GAL_KO else "?")
+    where = (N.LOCATIONS[gal] if gal < 4 else "home" if gal == GAL_HOME
+             else "kicked out" if gal == GAL_KO else "?")
     lines = _cells(f"P{p}{tag}: ", [
         f"${pl['money']}, infl {pl['influence']}", f"tickets {_vic(pl['tickets'])}",
         f"lobby {_vic(pl['lobby'])}", f"gallery {_vic(pl['gallery'])}", f"gallerist {where}"])
@@ -303,7 +295,7 @@ def _player(state: GameState, r: dict[str, Any], p: int) -> list[str]:
         f"assistants: desks {pl['desks']}, queue {pl['queue']}, removed {pl['removed']}",
         f"commission {commission}", cards])
     works = [f"{N.ARTISTS[a]} ${state.sale_value(a)}"
-             + (" masterpiece" if r["ar_fame"][a] >= _FAME_MAX else "")
+             + (" masterpiece" if r["ar_fame"][a] >= FAME_MAX else "")
              for a in pl["works"][: pl["nworks"]]]
     by_form = [f"{_FORM_SHORT[f]} {b}/{sd}"
                for f, (b, sd) in enumerate(zip(pl["acquired"], pl["sold"])) if b or sd]

@@ -19,8 +19,34 @@ MAX_DECISIONS_PER_TURN: int
 MAX_GAME_LENGTH: int
 #: First action id of each kind of decision, by its short name ("move", "artist", ...).
 ACTION_BASES: dict[str, int]
-#: Task kinds of the task stack ("T_TURN_START", ...) and their numbers.
+#: Task kinds of the task stack ("T_TURN_START", ...) and their numbers (_core.pxd's TaskKind).
 TASK_KINDS: dict[str, int]
+#: Owner id of Lacerda's pieces (solo) in the raw state's loc_owner, mk_asst and ko_owner.
+LACERDA: int
+#: The raw state's PlayerC.gallerist at home and on the kicked-out space.
+GAL_HOME: int
+GAL_KO: int
+# The tables of engine/data.h (read from the C arrays; see data.h for their meaning).
+START_MONEY: int
+START_INFLUENCE: int
+START_DESKS: int
+START_QUEUE: int
+#: By player count (index 1..4): visitors of each type, tickets per colour, easels.
+VISITORS_TOTAL: tuple[tuple[int, int, int], ...]
+TICKETS_PER_COLOUR: tuple[int, ...]
+EASELS: tuple[int, ...]
+#: [form][colour][variant]
+ARTIST_FAME0: tuple[tuple[tuple[int, int], tuple[int, int]], ...]
+ARTIST_PROMO0: tuple[tuple[tuple[int, int], tuple[int, int]], ...]
+FAME_MAX: int
+INFLUENCE_MAX: int
+#: By work tile kind: printed fame and ticket pattern.
+WORK_FAME: tuple[int, ...]
+WORK_TICKETS: tuple[int, ...]
+MARKET_ROW_FORM: tuple[int, ...]
+MARKET_COLUMN_INFLUENCE: tuple[int, ...]
+AUCTION_COST: tuple[int, ...]
+LACERDA_MARKET_ORDER: tuple[tuple[int, int], ...]
 #: Invariant codes of ``check_invariants`` and what each one means.
 INVARIANT_NAMES: dict[int, str]
 #: Solo: ``returns()`` maps the final money m to m / (m + SOLO_RETURN_SCALE).

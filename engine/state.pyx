@@ -5,7 +5,7 @@ It checks arguments, converts values and raises errors; the rules are in _core.p
 """
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcpy, memcmp, memset
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int8_t, uint64_t
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
@@ -22,16 +22,23 @@ cimport engine._core as core
 include "_raw.pxi"
 
 
+from engine._core import TaskKind
+from engine.names import SCORING_STEPS
 from engine.errors import IllegalActionError, InvalidStateError
 
 CHANCE = PLAYER_CHANCE
 TERMINAL = PLAYER_TERMINAL
+#: Owner id of Lacerda's pieces (solo) in the raw state's loc_owner, mk_asst and ko_owner.
+LACERDA = core.LACERDA
+#: PlayerC.gallerist of a gallerist at home, and of one on the kicked-out space.
+GAL_HOME = core.GAL_HOME
+GAL_KO = core.GAL_KO
 #: Solo: returns() maps the final money m to m / (m + SOLO_RETURN_SCALE).
 SOLO_RETURN_SCALE = core.SOLO_RETURN_SCALE
 NUM_DISTINCT_ACTIONS = NUM_ACTIONS
 MAX_DECISIONS_PER_TURN = 128
 #: Upper bound on the number of actions (decisions and chance events) of any game.
-MAX_GAME_LENGTH = 2 * MAX_TURNS_PER_PLAYER * 4 * MAX_DECISIONS_PER_TURN + 64
+MAX_GAME_LENGTH = 2 * MAX_TURNS_PER_PLAYER * MAX_PLAYERS * MAX_DECISIONS_PER_TURN + 64
 
 ACTION_BASES = {
     "start": core.A_START_LOC, "move": core.A_MOVE, "ea-tickets": core.A_EA_TICKETS,
@@ -50,57 +57,48 @@ ACTION_BASES = {
     "chance-tile": core.C_TILE, "chance-contract": core.C_CONTRACT,
 }
 
-TASK_KINDS = {
-    "T_START_LOC": core.T_START_LOC,
-    "T_TURN_START": core.T_TURN_START,
-    "T_LEAVE": core.T_LEAVE,
-    "T_LOC_ACTION": core.T_LOC_ACTION,
-    "T_AFTER_ACTION": core.T_AFTER_ACTION,
-    "T_KO": core.T_KO,
-    "T_DISCOVER": core.T_DISCOVER,
-    "T_BUY": core.T_BUY,
-    "T_PROMOTE": core.T_PROMOTE,
-    "T_PAY": core.T_PAY,
-    "T_FAME_STEPS": core.T_FAME_STEPS,
-    "T_FAME_BONUS": core.T_FAME_BONUS,
-    "T_TICKET_ANY": core.T_TICKET_ANY,
-    "T_TICKET_PAIR": core.T_TICKET_PAIR,
-    "T_TICKET_OR": core.T_TICKET_OR,
-    "T_BOX_DISCARD": core.T_BOX_DISCARD,
-    "T_VISITOR_PLAZA": core.T_VISITOR_PLAZA,
-    "T_LOBBY_OUT": core.T_LOBBY_OUT,
-    "T_GALLERY_OUT": core.T_GALLERY_OUT,
-    "T_ORIENT": core.T_ORIENT,
-    "T_REP_SPACE": core.T_REP_SPACE,
-    "T_DEAL4": core.T_DEAL4,
-    "T_PILE": core.T_PILE,
-    "T_CONTRACT_SLOT": core.T_CONTRACT_SLOT,
-    "T_SELL": core.T_SELL,
-    "T_HIRE": core.T_HIRE,
-    "T_MARKET": core.T_MARKET,
-    "T_ASSIST_SRC": core.T_ASSIST_SRC,
-    "T_TICKET_MOVE": core.T_TICKET_MOVE,
-    "T_DISCARD_LARGEST": core.T_DISCARD_LARGEST,
-    "T_CH_VISITOR": core.T_CH_VISITOR,
-    "T_CH_TILE": core.T_CH_TILE,
-    "T_CH_CONTRACT": core.T_CH_CONTRACT,
-    "T_AUTO_FIRST": core.T_AUTO_FIRST,
-    "T_GAIN_TICKET": core.T_GAIN_TICKET,
-    "T_END_TURN": core.T_END_TURN,
-    "T_KO_DONE": core.T_KO_DONE,
-    "T_BUY_FINISH": core.T_BUY_FINISH,
-    "T_FREE_HIRE": core.T_FREE_HIRE,
-    "T_MONEY_BONUS": core.T_MONEY_BONUS,
-    "T_INFLUENCE_BONUS": core.T_INFLUENCE_BONUS,
-    "T_GAIN_INFLUENCE": core.T_GAIN_INFLUENCE,
-    "T_MARKET_FINISH": core.T_MARKET_FINISH,
-    "T_CONTRACT_BONUS": core.T_CONTRACT_BONUS,
-    "T_REFILL_PILE": core.T_REFILL_PILE,
-    "T_PROMOTE_FINISH": core.T_PROMOTE_FINISH,
-    "T_BEGIN_GAME": core.T_BEGIN_GAME,
-    "T_FINISH_TURN": core.T_FINISH_TURN,
-    "T_DISCOVER_FINISH": core.T_DISCOVER_FINISH,
-}
+#: Task kinds of the task stack and their numbers: the cpdef enum TaskKind of _core.pxd.
+TASK_KINDS = {name: int(kind) for name, kind in TaskKind.__members__.items()}
+
+
+# ---- the tables of engine/data.h, read from the C arrays (never typed twice)
+
+cdef tuple _row(const int8_t* v, int n):
+    cdef int i
+    return tuple([v[i] for i in range(n)])
+
+
+cdef tuple _rows(const int8_t* v, int n, int width):
+    cdef int i
+    return tuple([_row(v + i * width, width) for i in range(n)])
+
+
+#: C§1 start supplies of each player.
+START_MONEY = core.START_MONEY
+START_INFLUENCE = core.START_INFLUENCE
+START_DESKS = core.START_DESKS
+START_QUEUE = core.START_QUEUE
+#: C§1 visitors of each type (VIP, investor, collector), by player count (index 1..4).
+VISITORS_TOTAL = _rows(&core.VISITORS_TOTAL[0][0], 5, 3)
+#: C§1 tickets of each colour in the box office, by player count (index 1..4).
+TICKETS_PER_COLOUR = _row(core.TICKETS_PER_COLOUR, 5)
+#: C§13 easels (renowned works), by player count (index 1..4).
+EASELS = _row(core.EASELS, 5)
+#: C§3 initial fame and printed promotion level, [form][colour][variant].
+ARTIST_FAME0 = tuple([_rows(&core.ARTIST_FAME0[f][0][0], 2, 2) for f in range(core.NUM_FORMS)])
+ARTIST_PROMO0 = tuple([_rows(&core.ARTIST_PROMO0[f][0][0], 2, 2) for f in range(core.NUM_FORMS)])
+#: C§4 fame of a celebrity (its works are masterpieces); C§2 the top of the influence track.
+FAME_MAX = core.FAME_MAX
+INFLUENCE_MAX = core.INFLUENCE_MAX
+#: C§5 by work tile kind: printed fame and ticket pattern (TKP_* of data.h).
+WORK_FAME = _row(core.WORK_FAME, 8)
+WORK_TICKETS = _row(core.WORK_TICKETS, 8)
+#: C§10 art form of each reputation row, influence of each column, cost of each auction row.
+MARKET_ROW_FORM = _row(core.MARKET_ROW_FORM, 4)
+MARKET_COLUMN_INFLUENCE = _row(core.MARKET_COLUMN_INFLUENCE, 3)
+AUCTION_COST = _row(core.AUCTION_COST, 3)
+#: C§14 Lacerda's International Market placement order, (row, column) pairs.
+LACERDA_MARKET_ORDER = _rows(&core.LACERDA_MARKET_ORDER[0][0], 14, 2)
 
 INVARIANT_NAMES = {
     1: "visitors: bag + plaza + lobbies + galleries + works + red artists != the count for the player count",
@@ -299,7 +297,7 @@ cdef class GameState:
         All zeros before the end. Solo (one player against Lacerda, who has no score):
         the final money m as m / (m + 100), a value in [0, 1) that grows with the score
         (0.5 at $100); the solo result itself is the money (`money()`)."""
-        cdef double out[4]
+        cdef double out[MAX_PLAYERS]
         state_returns(&self.s, out)
         return [out[p] for p in range(self.s.num_players)]
 
@@ -313,18 +311,17 @@ cdef class GameState:
         """Per player, the money of each final scoring step (RN §9.2), and the total."""
         if not self.s.terminal:
             raise IllegalActionError("final scores exist only at the end of the game")
-        steps = ("majorities", "reputation", "exhibition", "auction", "curator", "dealer",
-                 "influence", "total")
+        steps = SCORING_STEPS + ("total",)
         out = []
         for p in range(self.s.num_players):
-            d = {steps[i]: self.s.players[p].score[i] for i in range(8)}
+            d = {steps[i]: self.s.players[p].score[i] for i in range(len(steps))}
             d["money"] = self.s.players[p].money
             out.append(d)
         return out
 
     def sale_value(self, artist: int) -> int:
-        if not 0 <= artist < 8:
-            raise ValueError(f"artist must be 0..7, got {artist}")
+        if not 0 <= artist < core.NUM_ARTISTS:
+            raise ValueError(f"artist must be 0..{core.NUM_ARTISTS - 1}, got {artist}")
         return state_sale_value(&self.s, artist)
 
     def check_invariants(self) -> None:
@@ -461,8 +458,8 @@ def random_playouts(num_players: int = 2, games: int = 100, seed: int = 0) -> di
     cdef long g, ng = games
     cdef int p, n = num_players, unfinished = 0
     cdef double t0, t1
-    cdef long money[4]
-    for p in range(4):
+    cdef long money[MAX_PLAYERS]
+    for p in range(MAX_PLAYERS):
         money[p] = 0
     rng.s = sd
     with nogil:

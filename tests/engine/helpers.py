@@ -16,36 +16,39 @@ import random
 from typing import Iterable
 
 import engine
+import engine._core as C
 from engine.actions import action_to_string, describe_decision, string_to_action
-from engine.names import ARTISTS
-from engine.state import ACTION_BASES, TASK_KINDS, GameState
+from engine.names import ARTISTS, FORMS
+from engine.state import (ACTION_BASES, ARTIST_FAME0, ARTIST_PROMO0, EASELS, MARKET_ROW_FORM,
+                          START_DESKS, START_INFLUENCE, START_MONEY, START_QUEUE, TASK_KINDS,
+                          TICKETS_PER_COLOUR, VISITORS_TOTAL, GameState)
 
 TK = TASK_KINDS
 
-# index conventions (engine/data.h)
-VIP, INV, COL = 0, 1, 2
-PAINTING, SCULPTURE, PHOTO, DIGITAL = 0, 1, 2, 3
-SO, AC, MC, IM = 0, 1, 2, 3
-HOME, KO_SPACE = 4, 5
-GALLERIST, ASSISTANT = 0, 1
-CS_FACE_UP, CS_MONEY, CS_INFLUENCE = 0, 1, 2
+# index conventions (engine/data.h, engine/_core.pxd): the engine's own constants
+VIP, INV, COL = C.VIP, C.INVESTOR, C.COLLECTOR
+PAINTING, SCULPTURE, PHOTO, DIGITAL = (FORMS.index(f) for f in
+                                       ("painting", "sculpture", "photo", "digital"))
+SO, AC, MC, IM = C.LOC_SALES, C.LOC_COLONY, C.LOC_MEDIA, C.LOC_MARKET
+HOME, KO_SPACE = C.GAL_HOME, C.GAL_KO
+GALLERIST, ASSISTANT = C.PIECE_GALLERIST, C.PIECE_ASSISTANT
+CS_FACE_UP, CS_MONEY, CS_INFLUENCE = C.CS_FACE_UP, C.CS_MONEY, C.CS_INFLUENCE
 A = {name: i for i, name in enumerate(ARTISTS)}   # "painting-blue" -> 0, ...
 # reputation spaces on the player board
-RS_INFLUENCE, RS_MONEY, RS_FAME, RS_VISITOR, RS_TICKETS, RS_ASSISTANT = range(6)
+RS_INFLUENCE, RS_MONEY, RS_FAME, RS_VISITOR, RS_TICKETS, RS_ASSISTANT = (
+    C.RS_INFLUENCE, C.RS_MONEY, C.RS_FAME, C.RS_VISITOR, C.RS_TWO_TICKETS, C.RS_ASSISTANT)
 # artist bonus tiles
-B_MONEY, B_INFLUENCE, B_FAME, B_TWO_TICKETS, B_VISITOR = range(5)
+B_MONEY, B_INFLUENCE, B_FAME, B_TWO_TICKETS, B_VISITOR = (
+    C.BONUS_MONEY, C.BONUS_INFLUENCE, C.BONUS_FAME, C.BONUS_TWO_TICKETS, C.BONUS_VISITOR)
 # contract kinds (id = 5 * form + kind)
-CK_SIGN, CK_ASSISTANT, CK_BAG_VISITOR, CK_PLAZA_VIP_INV, CK_BONUS = range(5)
+CK_SIGN, CK_ASSISTANT, CK_BAG_VISITOR, CK_PLAZA_VIP_INV, CK_BONUS = (
+    C.CK_SIGN, C.CK_ASSISTANT, C.CK_BAG_VISITOR, C.CK_PLAZA_VIP_INV, C.CK_BONUS)
 # market rows: 0-3 reputation (digital, photo, sculpture, painting), 4-6 auction $1/$3/$6
-ROW_FORM = (DIGITAL, PHOTO, SCULPTURE, PAINTING)
+ROW_FORM = MARKET_ROW_FORM
 
-VISITORS_TOTAL = {1: [10, 10, 8], 2: [10, 10, 8], 3: [12, 12, 10], 4: [14, 14, 12]}
-TICKETS = {1: 10, 2: 10, 3: 15, 4: 20}
-EASELS = {1: 1, 2: 1, 3: 2, 4: 3}
-LACERDA = 4          # owner id of Lacerda's pieces (solo)
-# C§3 initial fame [form][colour][variant]
-FAME0 = [[[3, 5], [7, 10]], [[3, 5], [7, 10]], [[1, 4], [5, 8]], [[1, 4], [5, 8]]]
-PROMO0 = [[0, 1], [2, 3]]
+TICKETS = TICKETS_PER_COLOUR      # by player count
+LACERDA = C.LACERDA               # owner id of Lacerda's pieces (solo)
+FAME0 = ARTIST_FAME0              # C§3 initial fame [form][colour][variant]
 
 
 def task(kind: str, player: int = -1, a: int = 0, b: int = 0, c: int = 0) -> dict:
@@ -83,7 +86,7 @@ def clean_raw(n: int = 2, seed: int = 0) -> dict:
     raw["ar_variant"] = [0] * 8
     raw["ar_discovered"] = [1, 0, 0, 0, 0, 0, 0, 0]
     raw["ar_fame"] = [FAME0[a >> 1][a & 1][0] for a in range(8)]
-    raw["ar_promo"] = [PROMO0[a & 1][0] for a in range(8)]
+    raw["ar_promo"] = [ARTIST_PROMO0[a >> 1][a & 1][0] for a in range(8)]
     raw["ar_tokens"] = [2] * 8
     raw["ar_bonus"] = [-1, B_MONEY, B_INFLUENCE, B_FAME, B_TWO_TICKETS, B_VISITOR, B_MONEY,
                        B_INFLUENCE]
@@ -98,8 +101,9 @@ def clean_raw(n: int = 2, seed: int = 0) -> dict:
     raw["pile_len"] = [1, 1, 1, 1]
     raw["deck_mask"] = ((1 << 20) - 1) & ~sum(1 << (5 * i) for i in range(4))
     for p, pl in enumerate(raw["players"]):
-        pl.update(money=10, influence=10, lobby=[0, 0, 0], gallery=[0, 0, 0],
-                  tickets=[0, 0, 0], desks=2, queue=8, removed=0, gallerist=HOME,
+        pl.update(money=START_MONEY, influence=START_INFLUENCE, lobby=[0, 0, 0],
+                  gallery=[0, 0, 0], tickets=[0, 0, 0], desks=START_DESKS,
+                  queue=START_QUEUE, removed=0, gallerist=HOME,
                   commission=-1, nworks=0, works=[-1] * 4, start_tile=-1, rep=[-1] * 6,
                   acquired=[0] * 4, sold=[0] * 4, contract=[-1] * 3,
                   contract_state=[0] * 3, contract_asst=[0] * 3, curator=p, dealer=p,
@@ -190,7 +194,7 @@ def discover(raw: dict, artist: int, fame: int | None = None, variant: int = 0,
     raw["ar_variant"][artist] = variant
     raw["ar_discovered"][artist] = 1
     raw["ar_bonus"][artist] = -1
-    raw["ar_promo"][artist] = PROMO0[artist & 1][variant]
+    raw["ar_promo"][artist] = ARTIST_PROMO0[artist >> 1][artist & 1][variant]
     if raw["ar_collector"][artist]:
         raw["ar_collector"][artist] = 0
         raw["plaza"][COL] += 1

@@ -15,12 +15,10 @@ import pytest
 import engine
 from engine.actions import action_to_string, string_to_action
 from engine.errors import IllegalActionError
+from engine.state import ARTIST_PROMO0, GAL_KO
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data", "regression_games.json")
 GAMES = [(n, seed) for n in (2, 3, 4) for seed in range(60)]
-
-
-PROMO0 = [[0, 1], [2, 3]]     # printed promotion level [colour][variant] (C§3)
 
 
 def check_consistency(raw):
@@ -33,7 +31,7 @@ def check_consistency(raw):
         g = pl["gallerist"]
         if g < 4:
             assert raw["loc_owner"][g] == p and raw["loc_kind"][g] == 0
-        elif g == 5:
+        elif g == GAL_KO:
             assert raw["ko_owner"] == p and raw["ko_kind"] == 0
     for L in range(4):
         q = raw["loc_owner"][L]
@@ -68,7 +66,7 @@ def check_consistency(raw):
     # promotion tokens: 4 per level, in stock or on an artist above its printed level
     for level in range(1, 6):
         on = sum(1 for a in range(8) if raw["ar_promo"][a] == level
-                 and level > PROMO0[a & 1][raw["ar_variant"][a]])
+                 and level > ARTIST_PROMO0[a >> 1][a & 1][raw["ar_variant"][a]])
         assert raw["promo_stock"][level] + on == 4
     # works: an exhibited work's artist is discovered; stacks and tops are disjoint
     for pl in players:

@@ -8,8 +8,9 @@ from helpers import (A, COL, MC, PAINTING, PHOTO, SCULPTURE, SO, VIP, act, build
                      give_visitors, give_work, market_assistant, place_gallerist, player,
                      set_tasks, task, top)
 
-STEPS = ("majorities", "reputation", "exhibition", "auction", "curator", "dealer",
-         "influence", "total")
+from engine.names import SCORING_STEPS
+
+STEPS = SCORING_STEPS + ("total",)
 
 
 def score_now(raw, last=None):

@@ -16,11 +16,11 @@ from helpers import (A, AC, ASSISTANT, GALLERIST, HOME, IM, KO_SPACE, LACERDA, M
 import engine
 from engine.errors import InvalidStateError
 from engine.serialize import state_from_json, state_to_dict
+from engine.state import LACERDA_MARKET_ORDER
 
 # rules-notes §10: her fixed International Market order, (row, column); rows 0-3 are the
 # reputation rows (digital, photo, sculpture, painting), rows 4-6 the $1/$3/$6 auctions
-ORDER = [(0, 0), (4, 0), (0, 2), (4, 2), (1, 0), (5, 0), (1, 2),
-         (5, 2), (2, 0), (6, 0), (2, 2), (6, 2), (3, 0), (3, 2)]
+ORDER = [tuple(space) for space in LACERDA_MARKET_ORDER]
 
 
 # ------------------------------------------------------------------ construction
