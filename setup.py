@@ -3,29 +3,40 @@
 `pip install -e ".[dev]"` runs this file. `python setup.py build_ext --inplace`
 rebuilds after a `.pyx` edit. `GALLERIST_CYTHON_DEBUG=1` turns bounds and
 wraparound checks back on; `GALLERIST_CYTHON_ANNOTATE=1` writes the HTML reports.
+
+The packages live under one import root, `gallerist` (pyproject.toml maps the
+folders `engine/`, `ai/`, `server/` to `gallerist.engine`, ...). Cython looks for a
+cimported `gallerist.engine._core` as `gallerist/engine/_core.pxd` on its include
+path, so the build lays out that tree of links under `build/cython/`.
 """
 from __future__ import annotations
 
+import glob
 import os
 import sys
 
 from setuptools import Extension, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "proto"))
+ROOT_PACKAGE = "gallerist"
+#: the folders that hold compiled modules, as (folder, package)
+COMPILED = (("engine", "gallerist.engine"), ("ai", "gallerist.ai"))
+INCLUDE_TREE = os.path.join(HERE, "build", "cython")
 
-MOD_NAMES = [
-    "engine._core",
-    "engine.state",
-    "engine._consistency",
-    "engine._reader",
-    "engine._writer",
-    "ai._evaluation",
-    "ai._rollout",
-    "ai._greedy",
-    "ai._mcts",
-    "ai._expectimax",
-]
+
+def _include_tree() -> str:
+    """build/cython/gallerist/{engine,ai} -> the repository's folders (for cimports)."""
+    root = os.path.join(INCLUDE_TREE, ROOT_PACKAGE)
+    os.makedirs(root, exist_ok=True)
+    open(os.path.join(root, "__init__.pxd"), "a").close()
+    for folder, package in COMPILED:
+        link = os.path.join(root, package.rsplit(".", 1)[1])
+        if os.path.islink(link) and os.readlink(link) == os.path.join(HERE, folder):
+            continue
+        if os.path.lexists(link):
+            os.remove(link)
+        os.symlink(os.path.join(HERE, folder), link)
+    return INCLUDE_TREE
 
 
 def _extensions() -> list:
@@ -40,26 +51,25 @@ def _extensions() -> list:
         "initializedcheck": debug,
     }
     exts = []
-    for name in MOD_NAMES:
-        path = name.replace(".", "/") + ".pyx"
-        if not os.path.exists(os.path.join(HERE, path)):
-            continue
-        exts.append(
-            Extension(
+    for folder, package in COMPILED:
+        for path in sorted(glob.glob(os.path.join(folder, "*.pyx"))):
+            name = package + "." + os.path.basename(path)[:-len(".pyx")]
+            exts.append(Extension(
                 name,
                 [path],
                 include_dirs=[os.path.join(HERE, "engine")],
                 extra_compile_args=["-O3"] if not debug else ["-O0", "-g"],
-            )
-        )
+            ))
     return cythonize(
         exts,
+        include_path=[_include_tree()],
         compiler_directives=directives,
         annotate=os.environ.get("GALLERIST_CYTHON_ANNOTATE") == "1",
     )
 
 
 def _generate_sources() -> None:
+    sys.path.insert(0, os.path.join(HERE, "proto"))
     from generate import generate  # proto/generate.py
 
     generate()

@@ -5,7 +5,7 @@ from libc.math cimport INFINITY
 from libc.stdint cimport uint8_t, uint64_t
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-from engine._core cimport StateC, RngC, MAX_TASKS, rng_next
+from gallerist.engine._core cimport StateC, RngC, MAX_TASKS, rng_next
 
 
 cdef inline double now_s() noexcept nogil:

@@ -1,5 +1,5 @@
 # Evaluators: what the searches ask about a position they stop at (see _evaluation.pyx).
-from engine._core cimport StateC, RngC
+from gallerist.engine._core cimport StateC, RngC
 
 
 cdef class Evaluator:

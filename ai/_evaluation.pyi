@@ -1,7 +1,7 @@
 """Type stub of ai._evaluation, the compiled evaluators (ai/_evaluation.pyx)."""
 from typing import Sequence
 
-from engine.state import GameState
+from gallerist.engine.state import GameState
 
 #: The default $ scale of the softmax from money to win chances.
 WIN_TEMPERATURE: float

@@ -14,11 +14,11 @@ import math
 from libc.math cimport exp, INFINITY
 from libc.string cimport memcpy
 
-from engine._core cimport (
+from gallerist.engine._core cimport (
     StateC, RngC, MAX_PLAYERS, money_steps, rng_next, solo_return, state_returns,
     state_score_now,
 )
-from engine.state cimport GameState
+from gallerist.engine.state cimport GameState
 
 WIN_TEMPERATURE = 6.0   # the default $ scale of the softmax from money to win chances
 

@@ -2,8 +2,8 @@
 # (see _expectimax.pyx).
 from libc.stdint cimport uint64_t, int16_t, int8_t
 
-from engine._core cimport RngC
-from ai._evaluation cimport Evaluator
+from gallerist.engine._core cimport RngC
+from gallerist.ai._evaluation cimport Evaluator
 
 
 cdef struct TTEntry:

@@ -1,6 +1,6 @@
 """Type stub of ai._expectimax, the compiled expectimax (ai/_expectimax.pyx)."""
-from ai._evaluation import Evaluator
-from engine.state import GameState
+from gallerist.ai._evaluation import Evaluator
+from gallerist.engine.state import GameState
 
 class ExpectimaxEngine:
     evaluator: Evaluator

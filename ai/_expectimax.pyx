@@ -10,14 +10,14 @@ from libc.string cimport memcpy, memset
 from libc.math cimport INFINITY
 from libc.stdint cimport uint64_t
 
-from engine._core cimport (
+from gallerist.engine._core cimport (
     StateC, RngC, action_t, MAX_LEGAL, MAX_PLAYERS, PLAYER_CHANCE, state_apply,
     state_chance_outcomes, state_current_player, state_legal_actions, state_sample_chance,
 )
-from engine.state cimport GameState
-from ai._common cimport now_s, state_hash
-from ai._evaluation cimport Evaluator
-from ai._greedy cimport MAX_LINE, extend_turn, line_start, most_likely_outcome
+from gallerist.engine.state cimport GameState
+from gallerist.ai._common cimport now_s, state_hash
+from gallerist.ai._evaluation cimport Evaluator
+from gallerist.ai._greedy cimport MAX_LINE, extend_turn, line_start, most_likely_outcome
 
 
 cdef inline double em_scalar(const double* vec, int np) noexcept nogil:

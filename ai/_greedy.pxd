@@ -1,7 +1,7 @@
 # One-step greedy choices by an evaluator: GreedyBot and the end of every principal
 # variation (see _greedy.pyx).
-from engine._core cimport StateC, RngC, action_t
-from ai._evaluation cimport Evaluator
+from gallerist.engine._core cimport StateC, RngC, action_t
+from gallerist.ai._evaluation cimport Evaluator
 
 
 cdef enum:

@@ -1,6 +1,6 @@
 """Type stub of ai._greedy, one-step greedy choices (ai/_greedy.pyx)."""
-from ai._evaluation import Evaluator
-from engine.state import GameState
+from gallerist.ai._evaluation import Evaluator
+from gallerist.engine.state import GameState
 
 def greedy_moves(state: GameState, seed: int, evaluator: Evaluator) -> list[tuple[int, float]]: ...
 def greedy_line(state: GameState, action: int, evaluator: Evaluator, max_len: int = 60) -> list[int]: ...

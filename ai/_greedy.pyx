@@ -7,14 +7,14 @@ mover's turn (`extend_turn`)."""
 from libc.math cimport INFINITY
 from libc.string cimport memcpy
 
-from engine._core cimport (
+from gallerist.engine._core cimport (
     StateC, RngC, action_t, MAX_LEGAL, MAX_PLAYERS, PLAYER_CHANCE, rng_below, rng_next,
     state_apply, state_chance_outcomes, state_current_player, state_legal_actions,
     state_sample_chance,
 )
-from engine.state cimport GameState
-from ai._common cimport max_other
-from ai._evaluation cimport Evaluator
+from gallerist.engine.state cimport GameState
+from gallerist.ai._common cimport max_other
+from gallerist.ai._evaluation cimport Evaluator
 
 
 cdef double chance_mean_eval(StateC* s, Evaluator ev, int p, int levels) noexcept nogil:

@@ -1,9 +1,9 @@
 # MCTS: the tree, the search parameters and the engine wrapper (see _mcts.pyx).
 from libc.stdint cimport uint64_t, int32_t, int16_t, int8_t
 
-from engine._core cimport StateC, RngC
-from engine.state cimport GameState
-from ai._evaluation cimport Evaluator
+from gallerist.engine._core cimport StateC, RngC
+from gallerist.engine.state cimport GameState
+from gallerist.ai._evaluation cimport Evaluator
 
 
 cdef struct NodeC:

@@ -1,8 +1,8 @@
 """Type stub of ai._mcts, the compiled MCTS (ai/_mcts.pyx)."""
 from typing import Any
 
-from ai._evaluation import Evaluator
-from engine.state import GameState
+from gallerist.ai._evaluation import Evaluator
+from gallerist.engine.state import GameState
 
 class MctsEngine:
     evaluator: Evaluator

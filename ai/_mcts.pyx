@@ -11,15 +11,15 @@ from libc.string cimport memcpy, memset
 from libc.math cimport sqrt, log, tanh, INFINITY
 from libc.stdint cimport uint64_t, int32_t
 
-from engine._core cimport (
+from gallerist.engine._core cimport (
     StateC, RngC, action_t, MAX_LEGAL, MAX_PLAYERS, PLAYER_CHANCE, PLAYER_TERMINAL,
     rng_below, rng_next, state_apply, state_chance_outcomes, state_current_player,
     state_is_legal, state_legal_actions, state_resample_hidden, state_sample_chance,
 )
-from engine.state cimport GameState
-from ai._common cimport now_s, state_hash
-from ai._evaluation cimport Evaluator, leaf_values
-from ai._greedy cimport MAX_LINE, extend_turn, line_start
+from gallerist.engine.state cimport GameState
+from gallerist.ai._common cimport now_s, state_hash
+from gallerist.ai._evaluation cimport Evaluator, leaf_values
+from gallerist.ai._greedy cimport MAX_LINE, extend_turn, line_start
 
 # ---------------------------------------------------------------- the tree
 

@@ -1,6 +1,6 @@
 # The rollout policy and the evaluator that plays a position on (see _rollout.pyx).
-from engine._core cimport StateC, RngC, action_t
-from ai._evaluation cimport Evaluator
+from gallerist.engine._core cimport StateC, RngC, action_t
+from gallerist.ai._evaluation cimport Evaluator
 
 
 cdef int choose_policy(StateC* s, int policy, RngC* rng, action_t* buf) noexcept nogil

@@ -1,5 +1,5 @@
 """Type stub of ai._rollout, the rollout policy and evaluator (ai/_rollout.pyx)."""
-from ai._evaluation import Evaluator
+from gallerist.ai._evaluation import Evaluator
 
 #: Rollout policy names, by their C number.
 POLICIES: tuple[str, ...]

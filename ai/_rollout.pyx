@@ -2,13 +2,13 @@
 """The rollout policy (uniform, or static preferences per action id) and
 `RolloutEvaluator`: play a position on to the end or for `cutoff` decisions, then take
 the exact result or another evaluator's estimate (MCTS's leaf estimate)."""
-from engine._core cimport (
+from gallerist.engine._core cimport (
     StateC, RngC, action_t, MAX_LEGAL, NUM_ACTIONS, PLAYER_CHANCE, rng_below,
     state_apply, state_current_player, state_legal_actions, state_sample_chance,
 )
-cimport engine._core as core
-from ai._common cimport rng_unit
-from ai._evaluation cimport Evaluator, leaf_values
+cimport gallerist.engine._core as core
+from gallerist.ai._common cimport rng_unit
+from gallerist.ai._evaluation cimport Evaluator, leaf_values
 
 POLICIES = ("random", "heuristic")   # rollout policy names, by their C number
 

@@ -21,8 +21,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-import engine
-from ai.ratings import GameResult, pairwise_table, ratings, solo_summary, summarize
+from gallerist import engine
+from gallerist.ai.ratings import GameResult, pairwise_table, ratings, solo_summary, summarize
 
 log = logging.getLogger(__name__)
 
@@ -88,8 +88,8 @@ def bot_seed(game_seed: int, seat: int, spec: str) -> int:
 
 def play_scheduled(game: GameSpec) -> GameRecord:
     """Play one scheduled game (in whatever process or Ray worker runs it)."""
-    from ai.play import play_game
-    from ai.spec import make_bot
+    from gallerist.ai.play import play_game
+    from gallerist.ai.spec import make_bot
 
     t0 = time.perf_counter()
     bots = [make_bot(spec, seed=bot_seed(game.seed, seat, spec)) for seat, spec in enumerate(game.seats)]
@@ -233,7 +233,7 @@ def run_tournament(bots: Sequence[str], *, players: int = 2, games: int = 20, wo
     """Play a tournament. Records are appended to `records_path` (JSON Lines) as games
     finish, so Ctrl-C keeps every finished game; the tournament is then marked interrupted.
     """
-    from ai.spec import make_bot
+    from gallerist.ai.spec import make_bot
 
     bots = list(dict.fromkeys(bots))
     for spec in bots:

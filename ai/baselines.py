@@ -6,11 +6,11 @@ from typing import Any
 
 import numpy as np
 
-import engine
-from ai._evaluation import HeuristicEvaluator, evaluate
-from ai._greedy import greedy_line, greedy_moves
-from ai.bot import Analysis, BaseBot, Budget, MoveInfo, decision_player
-from engine.actions import action_to_string
+from gallerist import engine
+from gallerist.ai._evaluation import HeuristicEvaluator, evaluate
+from gallerist.ai._greedy import greedy_line, greedy_moves
+from gallerist.ai.bot import Analysis, BaseBot, Budget, MoveInfo, decision_player
+from gallerist.engine.actions import action_to_string
 
 
 class RandomBot(BaseBot):

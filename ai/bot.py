@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import engine
-from engine.actions import action_to_string
+from gallerist import engine
+from gallerist.engine.actions import action_to_string
 
 ActionId = int
 

@@ -8,11 +8,11 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import engine
-from ai._evaluation import WIN_TEMPERATURE, Evaluator, HeuristicEvaluator
-from ai._expectimax import ExpectimaxEngine
-from ai.bot import MIN_SEARCH_MS, Analysis, BaseBot, Budget, MoveInfo, decision_player
-from engine.actions import action_to_string
+from gallerist import engine
+from gallerist.ai._evaluation import WIN_TEMPERATURE, Evaluator, HeuristicEvaluator
+from gallerist.ai._expectimax import ExpectimaxEngine
+from gallerist.ai.bot import MIN_SEARCH_MS, Analysis, BaseBot, Budget, MoveInfo, decision_player
+from gallerist.engine.actions import action_to_string
 
 
 class ExpectimaxBot(BaseBot):

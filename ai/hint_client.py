@@ -14,8 +14,8 @@ from typing import Any
 
 import grpc
 
-import engine
-from proto.gallerist.v1 import hints_pb2, hints_pb2_grpc
+from gallerist import engine
+from gallerist.v1 import hints_pb2, hints_pb2_grpc
 
 __all__ = ["HintClient", "bearer_metadata", "hint_request"]
 

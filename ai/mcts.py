@@ -8,12 +8,12 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import engine
-from ai._evaluation import WIN_TEMPERATURE, Evaluator, HeuristicEvaluator
-from ai._mcts import MctsEngine
-from ai._rollout import POLICIES, RolloutEvaluator
-from ai.bot import MIN_SEARCH_MS, Analysis, BaseBot, Budget, MoveInfo, decision_player
-from engine.actions import action_to_string
+from gallerist import engine
+from gallerist.ai._evaluation import WIN_TEMPERATURE, Evaluator, HeuristicEvaluator
+from gallerist.ai._mcts import MctsEngine
+from gallerist.ai._rollout import POLICIES, RolloutEvaluator
+from gallerist.ai.bot import MIN_SEARCH_MS, Analysis, BaseBot, Budget, MoveInfo, decision_player
+from gallerist.engine.actions import action_to_string
 
 
 class MctsBot(BaseBot):

@@ -15,9 +15,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import engine
-from ai.bot import Analysis, BaseBot, Budget, MoveInfo, decision_player
-from engine.actions import action_to_string
+from gallerist import engine
+from gallerist.ai.bot import Analysis, BaseBot, Budget, MoveInfo, decision_player
+from gallerist.engine.actions import action_to_string
 
 ActionId = int
 _SEED_MASK = 0x7FFFFFFF   # OpenSpiel's C++ seeds are ints
@@ -26,7 +26,7 @@ _SEED_MASK = 0x7FFFFFFF   # OpenSpiel's C++ seeds are ints
 def _require_openspiel(bot: str) -> Any:
     """Import ai.openspiel_game (which registers the game), or a ValueError saying how."""
     try:
-        import ai.openspiel_game as og
+        import gallerist.ai.openspiel_game as og
     except ImportError as exc:
         raise ValueError(f"the {bot} bot needs OpenSpiel: pip install -e \".[openspiel]\" ({exc})") from None
     return og
@@ -39,7 +39,7 @@ def _derive_seed(seed: int, call: int) -> int:
 def _evaluated_move(state: engine.GameState, player: int, action: ActionId, **fields: Any) -> MoveInfo:
     """A MoveInfo whose expected money (and default win chance) come from the shared
     evaluation of the position after `action` (what our other bots report)."""
-    from ai._evaluation import evaluate
+    from gallerist.ai._evaluation import evaluate
 
     after = state.clone_position()
     after.apply(action)

@@ -4,7 +4,7 @@ Importing this module registers the game with OpenSpiel (it needs the optional e
 ``pip install -e ".[openspiel]"``)::
 
     import pyspiel
-    import ai.openspiel_game  # noqa: F401  (registers "gallerist")
+    import gallerist.ai.openspiel_game  # noqa: F401  (registers "gallerist")
     game = pyspiel.load_game("gallerist", {"players": 2})
     state = game.new_initial_state()
 
@@ -48,8 +48,8 @@ from typing import Any
 import numpy as np
 import pyspiel  # type: ignore[import-not-found]  # no stubs: pybind11 module
 
-import engine
-from engine.actions import action_to_string
+from gallerist import engine
+from gallerist.engine.actions import action_to_string
 
 ActionId = int
 Player = int

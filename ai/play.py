@@ -5,7 +5,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-import engine
+from gallerist import engine
 
 
 def play_game(bots: Sequence[Any], *, seed: int = 0, on_action: Callable[[engine.GameState, int, int], None] | None = None,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import engine
-from ai.bot import Analysis, BaseBot, Budget, MoveInfo, decision_player
+from gallerist import engine
+from gallerist.ai.bot import Analysis, BaseBot, Budget, MoveInfo, decision_player
 
 _OWN_OPTIONS = ("timeout", "token")
 
@@ -51,7 +51,7 @@ class RemoteBot(BaseBot):
 
     def __init__(self, *, seed: int = 0, address: str, bot_spec: str = "mcts",
                  timeout: float = 60.0, token: str = "") -> None:
-        from ai.hint_client import HintClient
+        from gallerist.ai.hint_client import HintClient
 
         self.seed = seed
         self.address = address
@@ -61,7 +61,7 @@ class RemoteBot(BaseBot):
         self._calls = 0
 
     def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
-        from ai.hint_client import hint_request
+        from gallerist.ai.hint_client import hint_request
 
         player = decision_player(state)
         b = Budget.of(budget)

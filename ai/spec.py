@@ -10,10 +10,10 @@ import functools
 import inspect
 from typing import Any, Callable
 
-from ai.baselines import GreedyBot, RandomBot
-from ai.expectimax import ExpectimaxBot
-from ai.mcts import MctsBot
-from ai.openspiel_bots import OpenSpielMctsBot, OpenSpielRandomBot
+from gallerist.ai.baselines import GreedyBot, RandomBot
+from gallerist.ai.expectimax import ExpectimaxBot
+from gallerist.ai.mcts import MctsBot
+from gallerist.ai.openspiel_bots import OpenSpielMctsBot, OpenSpielRandomBot
 
 BOTS: dict[str, Callable[..., Any]] = {
     "mcts": MctsBot,
@@ -92,7 +92,7 @@ def make_bot(spec: str, seed: int = 0) -> Any:
     """
     name, _, rest = spec.strip().partition(":") if isinstance(spec, str) else ("", "", "")
     if name.strip().lower() == "remote":
-        from ai.remote import RemoteBot, parse_remote_spec
+        from gallerist.ai.remote import RemoteBot, parse_remote_spec
 
         return RemoteBot(seed=seed, **parse_remote_spec(rest))
     name, opts = parse_spec(spec)

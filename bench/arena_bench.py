@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from ai.arena import run_tournament
+from gallerist.ai.arena import run_tournament
 
 
 def main(argv: list[str] | None = None) -> int:

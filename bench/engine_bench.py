@@ -26,8 +26,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import engine
-from engine.state import GameState, bench_core, new_game, random_playouts
+from gallerist import engine
+from gallerist.engine.state import GameState, bench_core, new_game, random_playouts
 
 PLAYER_COUNTS = (2, 3, 4)
 

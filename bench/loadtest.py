@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from server.load.driver import main
+from gallerist.server.load.driver import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -32,8 +32,8 @@ import sys
 import time
 from typing import Any
 
-import engine
-from engine.actions import decision_kind
+from gallerist import engine
+from gallerist.engine.actions import decision_kind
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -62,8 +62,8 @@ def record_game(players: int, seed: int, per_game: int) -> list[dict[str, Any]]:
     Returns:
         Corpus rows (see the module docstring), in game order.
     """
-    from ai.play import play_game
-    from ai.spec import make_bot
+    from gallerist.ai.play import play_game
+    from gallerist.ai.spec import make_bot
 
     bots = [make_bot(SEAT_BOTS[i % len(SEAT_BOTS)], seed=seed * 10 + i) for i in range(players)]
     seen: list[tuple[str, str, int]] = []   # (state JSON, decision kind, seat to move)

@@ -32,11 +32,11 @@ import os
 import platform
 from typing import Any, Callable
 
-import engine
-from ai.arena import format_report, run_tournament
-from ai.bot import Budget
-from ai.mcts import MctsBot
-from ai.openspiel_bots import OpenSpielMctsBot
+from gallerist import engine
+from gallerist.ai.arena import format_report, run_tournament
+from gallerist.ai.bot import Budget
+from gallerist.ai.mcts import MctsBot
+from gallerist.ai.openspiel_bots import OpenSpielMctsBot
 from figures import write_json
 from positions import sample_states
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-import engine
+from gallerist import engine
 
 __all__ = ["mid_game_states", "random_step", "sample_states", "settle_chance"]
 

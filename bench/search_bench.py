@@ -14,9 +14,9 @@ import argparse
 import os
 import time
 
-import engine
-import ai
-from ai.play import play_game
+from gallerist import engine
+from gallerist import ai
+from gallerist.ai.play import play_game
 from figures import write_json
 from positions import sample_states
 

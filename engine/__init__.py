@@ -1,6 +1,6 @@
 """The Gallerist rules engine: the public API (re-exports only)."""
-from engine.errors import GalleristError, IllegalActionError, InvalidStateError
-from engine.state import (
+from gallerist.engine.errors import GalleristError, IllegalActionError, InvalidStateError
+from gallerist.engine.state import (
     ACTION_BASES,
     CHANCE,
     MAX_GAME_LENGTH,

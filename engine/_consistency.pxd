@@ -2,7 +2,7 @@
 # and the error helpers the state reader (engine/_reader.pyx) shares with them.
 from libc.stdint cimport int8_t
 
-from engine._core cimport StateC
+from gallerist.engine._core cimport StateC
 
 cdef extern from "data.h" nogil:        # the component numbers the reader checks against
     const int8_t VISITORS_TOTAL[5][3]

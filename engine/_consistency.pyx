@@ -13,12 +13,12 @@ Component numbers come from the engine (data.h, _core.pxd).
 from libc.stdint cimport int8_t, uint64_t
 from libc.string cimport memset
 
-from engine._core cimport (
+from gallerist.engine._core cimport (
     StateC, PlayerC, action_t, MAX_LEGAL, NUM_CONTRACTS, LACERDA, LACERDA_ASSISTANTS,
     GAL_HOME, GAL_KO, PIECE_GALLERIST, PIECE_ASSISTANT, COLLECTOR, PLAYER_CHANCE, CD_TILE,
     state_check_invariants, state_legal_actions, state_chance_outcomes, state_current_player,
 )
-from engine._core cimport (
+from gallerist.engine._core cimport (
     T_START_LOC, T_TURN_START, T_LEAVE, T_LOC_ACTION, T_AFTER_ACTION, T_KO, T_DISCOVER,
     T_BUY, T_PROMOTE, T_FAME_STEPS, T_FAME_BONUS, T_TICKET_PAIR, T_BOX_DISCARD,
     T_VISITOR_PLAZA, T_GALLERY_OUT, T_ORIENT, T_REP_SPACE, T_DEAL4, T_CONTRACT_SLOT, T_SELL,
@@ -27,9 +27,9 @@ from engine._core cimport (
     T_BEGIN_GAME, T_FINISH_TURN, T_DISCOVER_FINISH,
 )
 
-from engine.errors import InvalidStateError
-from engine.state import INVARIANT_NAMES
-from proto.gallerist.v1 import state_pb2 as _pb
+from gallerist.engine.errors import InvalidStateError
+from gallerist.engine.state import INVARIANT_NAMES
+from gallerist.v1 import state_pb2 as _pb
 
 cdef enum:
     MAX_PLACES = 160           # places a contract or a reputation tile can be in

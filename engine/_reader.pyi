@@ -1,7 +1,7 @@
 """Type stubs for the compiled state reader (engine/_reader.pyx)."""
 from typing import Any
 
-from engine.state import GameState
+from gallerist.engine.state import GameState
 
 SCHEMA_VERSION: int
 LACERDA_OWNER: int

@@ -23,29 +23,29 @@ engine (data.h, _core.pxd).
 from libc.stdint cimport int8_t, uint32_t
 from libc.string cimport memset
 
-from engine._core cimport (
+from gallerist.engine._core cimport (
     StateC, TaskC, PlayerC, MAX_TASKS, MAX_PILE, NUM_CONTRACTS, NUM_REP_TILES, NUM_ACTIONS,
     LACERDA, LACERDA_ASSISTANTS, CS_FACE_UP, MAX_TURNS_PER_PLAYER, CD_TILE,
 )
-from engine._core cimport (
+from gallerist.engine._core cimport (
     T_LEAVE, T_LOC_ACTION, T_PAY, T_FAME_STEPS, T_TICKET_OR, T_BOX_DISCARD, T_VISITOR_PLAZA,
     T_GALLERY_OUT, T_ORIENT, T_REP_SPACE, T_CONTRACT_SLOT, T_MARKET, T_ASSIST_SRC,
     T_TICKET_MOVE, T_DISCARD_LARGEST, T_CH_VISITOR, T_CH_TILE, T_CH_CONTRACT, T_GAIN_TICKET,
     T_BUY_FINISH, T_GAIN_INFLUENCE, T_MARKET_FINISH, T_CONTRACT_BONUS, T_REFILL_PILE,
     T_PROMOTE_FINISH, T_BEGIN_GAME, T_DISCOVER_FINISH,
 )
-from engine._consistency cimport (
+from gallerist.engine._consistency cimport (
     ASSISTANTS_PER_PLAYER, NUM_KINDS, TILES_PER_FORM_IN_PLAY, check_consistency,
     VISITORS_TOTAL, TICKETS_PER_COLOUR, EASELS, FAME_MAX, INFLUENCE_MAX, PROMO_TOKENS,
     NUM_DESKS, START_QUEUE,
     check_engine as _engine,
     enum_name as _enum_name, fail as _fail, kind_name as _kind_name, path as _path,
 )
-from engine.state cimport GameState
+from gallerist.engine.state cimport GameState
 
-from engine._consistency import FORM_FIELDS, VISITOR_FIELDS
-from engine.state import MAX_GAME_LENGTH
-from proto.gallerist.v1 import state_pb2 as _pb
+from gallerist.engine._consistency import FORM_FIELDS, VISITOR_FIELDS
+from gallerist.engine.state import MAX_GAME_LENGTH
+from gallerist.v1 import state_pb2 as _pb
 
 include "_state_pb.pxi"
 

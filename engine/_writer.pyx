@@ -17,10 +17,10 @@ from libc.stdint cimport int8_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memmove
 
-from engine._core cimport StateC, TaskC, PlayerC, LACERDA, NUM_CONTRACTS
-from engine.state cimport GameState
+from gallerist.engine._core cimport StateC, TaskC, PlayerC, LACERDA, NUM_CONTRACTS
+from gallerist.engine.state cimport GameState
 
-from engine._reader import SCHEMA_VERSION
+from gallerist.engine._reader import SCHEMA_VERSION
 
 include "_state_pb.pxi"
 

@@ -9,9 +9,9 @@ trip `string_to_action(action_to_string(a)) == a` is exact for every id.
 """
 from __future__ import annotations
 
-from engine import names as N
-from engine.errors import IllegalActionError
-from engine.state import ACTION_BASES, NUM_DISTINCT_ACTIONS, TASK_KINDS
+from gallerist.engine import names as N
+from gallerist.engine.errors import IllegalActionError
+from gallerist.engine.state import ACTION_BASES, NUM_DISTINCT_ACTIONS, TASK_KINDS
 
 ActionId = int
 

@@ -1,7 +1,7 @@
 """Watch one game of The Gallerist played by uniformly random legal moves.
 
-Run ``python -m engine.demo`` (a 2-player game, one line per turn, the board at the
-end) or ``python -m engine.demo --help`` for the options. Every decision is printed in
+Run ``python -m gallerist.engine.demo`` (a 2-player game, one line per turn, the board at the
+end) or ``python -m gallerist.engine.demo --help`` for the options. Every decision is printed in
 the action notation of ``engine.actions``, chance events in brackets, e.g.::
 
     Turn 3 (round 2) P0: move:AC leave:none action:B artist:photo-red [tile5] end-turn | P1: ko:pass
@@ -20,27 +20,27 @@ import time
 from collections.abc import Sequence
 from typing import TextIO
 
-from engine.actions import action_to_string, describe_decision
-from engine.render import WIDTH
-from engine.state import MAX_GAME_LENGTH, GameState, new_game
+from gallerist.engine.actions import action_to_string, describe_decision
+from gallerist.engine.render import WIDTH
+from gallerist.engine.state import MAX_GAME_LENGTH, GameState, new_game
 
 __all__ = ["main", "play", "build_parser", "format_result"]
 
-log = logging.getLogger("engine.demo")
+log = logging.getLogger("gallerist.engine.demo")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command-line interface of ``python -m engine.demo``.
+    """The command-line interface of ``python -m gallerist.engine.demo``.
 
     Returns:
         The argument parser (options: --players, --seed, --moves, --boards, --verbose).
     """
     parser = argparse.ArgumentParser(
-        prog="python -m engine.demo",
+        prog="python -m gallerist.engine.demo",
         description="Play one seeded game of The Gallerist with uniformly random legal moves "
                     "and print it: each turn's decisions in action notation (chance events "
                     "in [brackets]), the board at the end, then the final scores and winner(s).",
-        epilog="Example: python -m engine.demo --players 3 --seed 7 --boards")
+        epilog="Example: python -m gallerist.engine.demo --players 3 --seed 7 --boards")
     parser.add_argument("--players", "-p", type=int, choices=(1, 2, 3, 4), default=2,
                         help="number of players, 1: solo against Lacerda (default: 2)")
     parser.add_argument("--seed", "-s", type=int, default=0,
@@ -180,7 +180,7 @@ def format_result(state: GameState) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m engine.demo``.
+    """Entry point of ``python -m gallerist.engine.demo``.
 
     Args:
         argv: the command-line arguments (default: sys.argv[1:]).
@@ -194,7 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                             stream=sys.stderr)
     print(f"The Gallerist: a {args.players}-player game, seed {args.seed}, every decision "
           f"chosen uniformly at random among the legal ones")
-    print("(chance events in [brackets]; python -m engine.demo --help for the options)\n")
+    print("(chance events in [brackets]; python -m gallerist.engine.demo --help for the options)\n")
     state = play(args.players, args.seed, moves=args.moves, boards=args.boards)
     print("\nThe end of the game:\n")
     print(state.render())

@@ -19,13 +19,13 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING, Any
 
-from engine import names as N
-from engine.actions import action_to_string, describe_decision
-from engine.state import (AUCTION_COST, EASELS, FAME_MAX, GAL_HOME, GAL_KO, LACERDA,
+from gallerist.engine import names as N
+from gallerist.engine.actions import action_to_string, describe_decision
+from gallerist.engine.state import (AUCTION_COST, EASELS, FAME_MAX, GAL_HOME, GAL_KO, LACERDA,
                           MARKET_COLUMN_INFLUENCE, WORK_FAME, WORK_TICKETS)
 
 if TYPE_CHECKING:
-    from engine.state import GameState
+    from gallerist.engine.state import GameState
 
 __all__ = ["render", "WIDTH"]
 

@@ -22,12 +22,12 @@ from typing import Any
 
 from google.protobuf import json_format
 
-from engine._reader import LACERDA_OWNER as LACERDA
-from engine._reader import SCHEMA_VERSION, read_state
-from engine._writer import write_state
-from engine.errors import InvalidStateError
-from engine.state import GameState
-from proto.gallerist.v1 import state_pb2 as pb
+from gallerist.engine._reader import LACERDA_OWNER as LACERDA
+from gallerist.engine._reader import SCHEMA_VERSION, read_state
+from gallerist.engine._writer import write_state
+from gallerist.engine.errors import InvalidStateError
+from gallerist.engine.state import GameState
+from gallerist.v1 import state_pb2 as pb
 
 __all__ = ["LACERDA", "SCHEMA_VERSION", "InvalidStateError", "state_from_json",
            "state_from_proto", "state_to_dict", "state_to_json", "state_to_proto"]

@@ -1,4 +1,4 @@
-from engine._core cimport StateC
+from gallerist.engine._core cimport StateC
 
 cdef class GameState:
     cdef StateC s              # the whole game; copying it copies the game

@@ -9,22 +9,22 @@ from libc.stdint cimport int8_t, uint64_t
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-from engine._core cimport (
+from gallerist.engine._core cimport (
     StateC, RngC, action_t, MAX_LEGAL, NUM_ACTIONS, PLAYER_CHANCE, PLAYER_TERMINAL,
     MAX_TURNS_PER_PLAYER, MAX_TASKS, state_init, state_current_player, state_legal_actions,
     state_chance_outcomes, state_apply, state_is_legal, state_sample_chance, state_returns,
     state_check_invariants, state_resample_hidden, playout_random, rng_next, rng_below,
     state_sale_value,
 )
-from engine._core cimport TaskC, PlayerC, MAX_PLAYERS
-cimport engine._core as core
+from gallerist.engine._core cimport TaskC, PlayerC, MAX_PLAYERS
+cimport gallerist.engine._core as core
 
 include "_raw.pxi"
 
 
-from engine._core import TaskKind
-from engine.names import SCORING_STEPS
-from engine.errors import IllegalActionError, InvalidStateError
+from gallerist.engine._core import TaskKind
+from gallerist.engine.names import SCORING_STEPS
+from gallerist.engine.errors import IllegalActionError, InvalidStateError
 
 CHANCE = PLAYER_CHANCE
 TERMINAL = PLAYER_TERMINAL
@@ -217,7 +217,7 @@ cdef class GameState:
         if not 0 <= action < NUM_ACTIONS:
             raise IllegalActionError(f"action {action} is outside 0..{NUM_ACTIONS - 1}")
         if not state_is_legal(&self.s, <action_t>action):
-            from engine.actions import action_to_string, describe_decision
+            from gallerist.engine.actions import action_to_string, describe_decision
             legal = self.legal_actions() if not self.is_chance() else [a for a, _ in self.chance_outcomes()]
             raise IllegalActionError(
                 f"action {action} ({action_to_string(action)}) is not legal now: "
@@ -367,37 +367,37 @@ cdef class GameState:
 
     # ---- notation, rendering, serialization (implemented in Python modules)
     def action_to_string(self, action) -> str:
-        from engine.actions import action_to_string
+        from gallerist.engine.actions import action_to_string
         return action_to_string(action)
 
     def string_to_action(self, text) -> int:
-        from engine.actions import string_to_action
+        from gallerist.engine.actions import string_to_action
         return string_to_action(text)
 
     def render(self) -> str:
-        from engine.render import render
+        from gallerist.engine.render import render
         return render(self)
 
     def to_dict(self) -> dict:
-        from engine.serialize import state_to_dict
+        from gallerist.engine.serialize import state_to_dict
         return state_to_dict(self)
 
     def to_proto(self):
-        from engine.serialize import state_to_proto
+        from gallerist.engine.serialize import state_to_proto
         return state_to_proto(self)
 
     def to_json(self) -> str:
-        from engine.serialize import state_to_json
+        from gallerist.engine.serialize import state_to_json
         return state_to_json(self)
 
     @staticmethod
     def from_json(text):
-        from engine.serialize import state_from_json
+        from gallerist.engine.serialize import state_from_json
         return state_from_json(text)
 
     @staticmethod
     def from_proto(msg):
-        from engine.serialize import state_from_proto
+        from gallerist.engine.serialize import state_from_proto
         return state_from_proto(msg)
 
     def __repr__(self):

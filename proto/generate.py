@@ -1,6 +1,7 @@
 """Generates the protobuf/gRPC stubs and the codec's wire constants from `proto/gallerist/v1/*.proto`.
 
-The Python stubs are written next to the `.proto` files (package `proto.gallerist.v1`);
+The Python stubs are written next to the `.proto` files (package `gallerist.v1`: proto/gallerist is
+the root package `gallerist`, so protoc's own imports are right);
 `engine/_state_pb.pxi` gets, from protoc's descriptor of state.proto, the tag (field
 number and wire type) and the encoding (plain, optional, signed, nested) of every field
 and the number of every enum value, for the compiled codec (engine/_reader.pyx,
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import glob
 import os
-import re
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -44,15 +44,6 @@ def generate() -> None:
             raise RuntimeError("protoc failed on " + ", ".join(sources))
         with open(descriptors, "rb") as fh:
             _write_pxi(fh.read())
-    # protoc writes absolute imports (`from gallerist.v1 import x_pb2`); the
-    # package lives under `proto.`, so make them package-qualified.
-    for path in glob.glob(os.path.join(HERE, "gallerist", "v1", "*_pb2*.py*")):
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-        fixed = re.sub(r"^from gallerist\.v1 import", "from proto.gallerist.v1 import", text, flags=re.M)
-        if fixed != text:
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(fixed)
 
 
 def _wire_type(field) -> int:  # type: ignore[no-untyped-def]

@@ -1,6 +1,6 @@
-"""``python -m server`` is the ``gallerist`` command line."""
+"""``python -m gallerist.server`` is the ``gallerist`` command line."""
 import sys
 
-from server.cli import main
+from gallerist.server.cli import main
 
 sys.exit(main())

@@ -20,11 +20,11 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from server.auth import TokenInterceptor
-from server.limits import Limits
-from server.servicer import SERVICE_NAME, GalleristServicer, add_servicer
-from server.slots import SearchSlots
-from server.state_cache import StateCache
+from gallerist.server.auth import TokenInterceptor
+from gallerist.server.limits import Limits
+from gallerist.server.servicer import SERVICE_NAME, GalleristServicer, add_servicer
+from gallerist.server.slots import SearchSlots
+from gallerist.server.state_cache import StateCache
 
 __all__ = ["DEFAULT_PORT", "GalleristServer", "create_server", "serve"]
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import grpc
 
-from ai.hint_client import bearer_metadata
+from gallerist.ai.hint_client import bearer_metadata
 
 __all__ = ["TokenInterceptor", "bearer_metadata"]
 

@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from server.commands import CliError, arena, demo, hint, loadtest, new, play, replay, serve
+from gallerist.server.commands import CliError, arena, demo, hint, loadtest, new, play, replay, serve
 
 __all__ = ["CliError", "build_parser", "main"]
 

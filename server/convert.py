@@ -6,13 +6,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import engine
-from ai.bot import Budget, MoveInfo
-from engine.actions import NOTATION, action_to_string, describe_decision, string_to_action
-from proto.gallerist.v1 import hints_pb2
-from server.limits import RequestError
-from server.search import Report
-from server.state_cache import StateCache
+from gallerist import engine
+from gallerist.ai.bot import Budget, MoveInfo
+from gallerist.engine.actions import NOTATION, action_to_string, describe_decision, string_to_action
+from gallerist.v1 import hints_pb2
+from gallerist.server.limits import RequestError
+from gallerist.server.search import Report
+from gallerist.server.state_cache import StateCache
 
 __all__ = ["BOT_KINDS", "action_from_request", "bot_spec", "budget_fields", "hint_response",
            "legal_actions_response", "perspective", "position", "state_from_message"]

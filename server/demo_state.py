@@ -6,9 +6,9 @@ False
 """
 from __future__ import annotations
 
-import engine
-from ai.baselines import GreedyBot
-from engine.actions import decision_kind
+from gallerist import engine
+from gallerist.ai.baselines import GreedyBot
+from gallerist.engine.actions import decision_kind
 
 __all__ = ["demo_state"]
 

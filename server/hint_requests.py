@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import engine
-from ai.bot import Bot
-from proto.gallerist.v1 import state_pb2
-from server.limits import Limits, RequestError, build_bot, check_budget
-from server.search import Search, resolve_budget
+from gallerist import engine
+from gallerist.ai.bot import Bot
+from gallerist.v1 import state_pb2
+from gallerist.server.limits import Limits, RequestError, build_bot, check_budget
+from gallerist.server.search import Search, resolve_budget
 
 __all__ = ["check_position", "hint_search", "mover_cards_hidden"]
 

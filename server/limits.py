@@ -11,8 +11,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ai.bot import Bot, Budget
-from ai.spec import make_bot, parse_spec
+from gallerist.ai.bot import Bot, Budget
+from gallerist.ai.spec import make_bot, parse_spec
 
 __all__ = ["Limits", "RequestError", "build_bot", "check_budget", "check_interval",
            "check_seed", "check_spec"]

@@ -14,9 +14,9 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import engine
-from ai.bot import MIN_SEARCH_MS, Analysis, Bot, Budget
-from server.limits import Limits
+from gallerist import engine
+from gallerist.ai.bot import MIN_SEARCH_MS, Analysis, Bot, Budget
+from gallerist.server.limits import Limits
 
 __all__ = ["Report", "Search", "resolve_budget"]
 

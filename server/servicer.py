@@ -21,13 +21,13 @@ from typing import Any
 
 import grpc
 
-import engine
-from engine.actions import action_to_string, describe_decision
-from proto.gallerist.v1 import hints_pb2
-from ai.bot import Bot
-from server import convert
-from server.hint_requests import hint_search
-from server.limits import (
+from gallerist import engine
+from gallerist.engine.actions import action_to_string, describe_decision
+from gallerist.v1 import hints_pb2
+from gallerist.ai.bot import Bot
+from gallerist.server import convert
+from gallerist.server.hint_requests import hint_search
+from gallerist.server.limits import (
     Limits,
     RequestError,
     build_bot,
@@ -36,9 +36,9 @@ from server.limits import (
     check_seed,
     check_spec,
 )
-from server.search import Search
-from server.slots import SearchSlots
-from server.state_cache import StateCache
+from gallerist.server.search import Search
+from gallerist.server.slots import SearchSlots
+from gallerist.server.state_cache import StateCache
 
 __all__ = ["GalleristServicer", "SERVICE_NAME", "Undecodable", "add_servicer"]
 

@@ -13,7 +13,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-import engine
+from gallerist import engine
 
 __all__ = ["StateCache"]
 

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     """``gallerist arena``."""
     from tqdm import tqdm
 
-    from ai.arena import format_report, plot_ratings, run_tournament
+    from gallerist.ai.arena import format_report, plot_ratings, run_tournament
 
     workers = args.workers or os.cpu_count() or 1
     bar = None if args.no_progress else tqdm(total=None, unit="game", desc="arena", file=sys.stderr)

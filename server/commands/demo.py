@@ -8,12 +8,12 @@ from typing import Any
 
 import grpc
 
-from ai.hint_client import HintClient
-from server.app import create_server
-from server.commands.hint import default_timeout, request, rpc_failed, title
-from server.commands.options import add_command, add_demo_game, add_search_options
-from server.demo_state import demo_state
-from server.text import format_hint
+from gallerist.ai.hint_client import HintClient
+from gallerist.server.app import create_server
+from gallerist.server.commands.hint import default_timeout, request, rpc_failed, title
+from gallerist.server.commands.options import add_command, add_demo_game, add_search_options
+from gallerist.server.demo_state import demo_state
+from gallerist.server.text import format_hint
 
 __all__ = ["add", "run"]
 

@@ -12,22 +12,22 @@ from typing import Any
 
 import grpc
 
-import engine
-from ai.hint_client import HintClient, hint_request
-from engine.actions import describe_decision
-from server import convert
-from server.commands import CliError
-from server.commands.options import (
+from gallerist import engine
+from gallerist.ai.hint_client import HintClient, hint_request
+from gallerist.engine.actions import describe_decision
+from gallerist.server import convert
+from gallerist.server.commands import CliError
+from gallerist.server.commands.options import (
     LOCAL_LIMITS,
     add_client_options,
     add_command,
     add_demo_game,
     add_search_options,
 )
-from server.demo_state import demo_state
-from server.hint_requests import hint_search
-from server.limits import Limits, RequestError, check_interval, check_seed, check_spec
-from server.text import Progress, format_hint
+from gallerist.server.demo_state import demo_state
+from gallerist.server.hint_requests import hint_search
+from gallerist.server.limits import Limits, RequestError, check_interval, check_seed, check_spec
+from gallerist.server.text import Progress, format_hint
 
 __all__ = ["add", "default_timeout", "request", "rpc_failed", "run", "title"]
 

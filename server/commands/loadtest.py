@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from server.load.driver import DESCRIPTION, LOCUSTFILE, add_arguments, run_from_args
+from gallerist.server.load.driver import DESCRIPTION, LOCUSTFILE, add_arguments, run_from_args
 
 __all__ = ["add"]
 

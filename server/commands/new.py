@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import engine
-from server.commands import CliError
-from server.commands.options import add_command, add_players
+from gallerist import engine
+from gallerist.server.commands import CliError
+from gallerist.server.commands.options import add_command, add_players
 
 __all__ = ["add", "run"]
 

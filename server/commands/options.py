@@ -7,9 +7,9 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from ai.spec import BOTS
-from server.app import DEFAULT_PORT
-from server.limits import Limits
+from gallerist.ai.spec import BOTS
+from gallerist.server.app import DEFAULT_PORT
+from gallerist.server.limits import Limits
 
 __all__ = ["LOCAL_LIMITS", "add_client_options", "add_command", "add_demo_game",
            "add_limits", "add_players", "add_search_options"]

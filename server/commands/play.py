@@ -6,11 +6,11 @@ import sys
 import time
 from typing import Any
 
-import engine
-from engine.actions import action_to_string, decision_kind
-from server.commands import CliError
-from server.commands.options import LOCAL_LIMITS, add_command
-from server.limits import RequestError, build_bot, check_spec
+from gallerist import engine
+from gallerist.engine.actions import action_to_string, decision_kind
+from gallerist.server.commands import CliError
+from gallerist.server.commands.options import LOCAL_LIMITS, add_command
+from gallerist.server.limits import RequestError, build_bot, check_spec
 
 __all__ = ["add", "run"]
 
@@ -52,7 +52,7 @@ def _bots(specs: list[str], seed: int) -> list[Any]:
 
 def run(args: argparse.Namespace) -> int:
     """``gallerist play``."""
-    from ai.play import play_game
+    from gallerist.ai.play import play_game
 
     bots = _bots(args.bots, args.seed)
     out = sys.stdout

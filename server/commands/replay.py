@@ -22,8 +22,8 @@ def add(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``gallerist replay``."""
-    from ai.arena import read_records, replay
-    from engine.actions import action_to_string
+    from gallerist.ai.arena import read_records, replay
+    from gallerist.engine.actions import action_to_string
 
     try:
         records = read_records(args.file)

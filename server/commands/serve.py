@@ -6,10 +6,10 @@ import logging
 import os
 from typing import Any
 
-from server.app import DEFAULT_PORT, GalleristServer, serve
-from server.commands import CliError
-from server.commands.options import add_command, add_limits
-from server.limits import Limits, RequestError
+from gallerist.server.app import DEFAULT_PORT, GalleristServer, serve
+from gallerist.server.commands import CliError
+from gallerist.server.commands.options import add_command, add_limits
+from gallerist.server.limits import Limits, RequestError
 
 __all__ = ["add", "run"]
 

@@ -10,7 +10,7 @@ Usage:
 
 This module is the driver; `bench/loadtest.py` runs it.
 
-It starts ``--replicas`` server processes (``python -m server serve --host 127.0.0.1
+It starts ``--replicas`` server processes (``python -m gallerist.server serve --host 127.0.0.1
 --port 0 --workers W``; each prints the port it bound), waits until each one's health
 check answers SERVING, and runs ``locust -f bench/locustfile.py --headless`` against them
 for ``--duration``: ``--users`` SuggestMoves clients (default: one per search slot, so the
@@ -47,12 +47,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from server.load.corpus import DEFAULT_CORPUS
-from server.load.locust_csv import read_failures_csv, read_stats_csv
-from server.load.mix import DEFAULT_BUDGETS, BudgetMix
-from server.load.report import format_summary, summarize
-from server.load.sampler import Sampler
-from server.load.servers import ROOT, ServerProcess, round_robin_target
+from gallerist.server.load.corpus import DEFAULT_CORPUS
+from gallerist.server.load.locust_csv import read_failures_csv, read_stats_csv
+from gallerist.server.load.mix import DEFAULT_BUDGETS, BudgetMix
+from gallerist.server.load.report import format_summary, summarize
+from gallerist.server.load.sampler import Sampler
+from gallerist.server.load.servers import ROOT, ServerProcess, round_robin_target
 
 __all__ = ["DEFAULT_OUT", "DESCRIPTION", "LOCUSTFILE", "add_arguments", "main",
            "parse_duration", "run", "run_from_args", "write_summary"]

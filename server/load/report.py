@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from server.load.locust_csv import RpcStats
-from server.load.mix import BudgetMix
+from gallerist.server.load.locust_csv import RpcStats
+from gallerist.server.load.mix import BudgetMix
 
 __all__ = ["TARGET_SLACK_MS", "format_memory", "format_summary", "memory_verdict",
            "summarize"]

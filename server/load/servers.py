@@ -1,4 +1,4 @@
-"""The servers of a load test: ``python -m server serve`` child processes, each on a free
+"""The servers of a load test: ``python -m gallerist.server serve`` child processes, each on a free
 port of 127.0.0.1, started until their health check answers SERVING."""
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ SERVICE = "gallerist.v1.GalleristAI"
 
 
 class ServerProcess:
-    """``python -m server serve`` in a child process, on a free port of 127.0.0.1.
+    """``python -m gallerist.server serve`` in a child process, on a free port of 127.0.0.1.
 
     Args:
         workers: search slots (``--workers``).
@@ -35,7 +35,7 @@ class ServerProcess:
         self.workers = workers
         self.log_path = log_path
         self._log = open(log_path, "w", encoding="utf-8")  # noqa: SIM115 - closed in stop()
-        cmd = [sys.executable, "-m", "server", "serve", "--host", "127.0.0.1", "--port", "0",
+        cmd = [sys.executable, "-m", "gallerist.server", "serve", "--host", "127.0.0.1", "--port", "0",
                "--workers", str(workers), "--log-level", "WARNING", *(extra or [])]
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self._log,
                                      stderr=subprocess.STDOUT,

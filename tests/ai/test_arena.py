@@ -7,10 +7,10 @@ from collections import Counter
 
 import pytest
 
-from ai.arena import (GameRecord, format_report, plot_ratings, read_records, replay, run_tournament,
+from gallerist.ai.arena import (GameRecord, format_report, plot_ratings, read_records, replay, run_tournament,
                       schedule)
-from server.cli import main as gallerist_main
-from ai.ratings import (GameResult, bradley_terry, pairwise_table, ratings, solo_summary, summarize,
+from gallerist.server.cli import main as gallerist_main
+from gallerist.ai.ratings import (GameResult, bradley_terry, pairwise_table, ratings, solo_summary, summarize,
                         wilson_interval)
 
 
@@ -174,7 +174,7 @@ def test_ray_backend_plays_the_same_games_as_local_workers() -> None:
 
 def test_remote_bot_plays_through_an_in_process_server() -> None:
     """A remote bot (remote:HOST:PORT,bot=...) asks a running service for every move."""
-    from server.app import create_server
+    from gallerist.server.app import create_server
 
     server, port = create_server("localhost:0", workers=2)
     server.start()
@@ -200,11 +200,11 @@ def test_ctrl_c_stops_promptly_and_keeps_finished_games(tmp_path) -> None:
     records = tmp_path / "games.jsonl"
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ai.arena_cli", "arena", "mcts:iterations=300", "random",
+        [sys.executable, "-m", "gallerist.server", "arena", "mcts:iterations=300", "random",
          "--games", "200", "--workers", "2", "--records", str(records),
          "--out", str(tmp_path / "r.json"), "--png", str(tmp_path / "r.png"),
          "--bootstrap", "5", "--no-progress"],
-        cwd=root, env={**os.environ, "PYTHONPATH": root}, stdout=subprocess.PIPE,
+        cwd=root, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and (not records.exists() or not records.read_text().strip()):

@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-import ai
-import engine
-from ai.play import play_game
-from engine.state import GameState, TASK_KINDS
+from gallerist import ai
+from gallerist import engine
+from gallerist.ai.play import play_game
+from gallerist.engine.state import GameState, TASK_KINDS
 
 SMALL_SPECS = ["random", "greedy", "expectimax:depth=2", "mcts:iterations=60",
                "mcts:iterations=60,threads=2", "mcts:iterations=60,rollout=heuristic,cutoff=10"]

@@ -6,14 +6,14 @@ import math
 
 import pytest
 
-import ai
-import engine
-from ai._evaluation import (WIN_TEMPERATURE, Evaluator, HeuristicEvaluator, PythonEvaluator,
+from gallerist import ai
+from gallerist import engine
+from gallerist.ai._evaluation import (WIN_TEMPERATURE, Evaluator, HeuristicEvaluator, PythonEvaluator,
                             evaluate)
-from ai._rollout import RolloutEvaluator
-from ai.expectimax import ExpectimaxBot
-from ai.mcts import MctsBot
-from engine.state import GameState, SOLO_RETURN_SCALE
+from gallerist.ai._rollout import RolloutEvaluator
+from gallerist.ai.expectimax import ExpectimaxBot
+from gallerist.ai.mcts import MctsBot
+from gallerist.engine.state import GameState, SOLO_RETURN_SCALE
 from tests.ai.test_bots import random_decision_states
 
 

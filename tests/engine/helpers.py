@@ -15,11 +15,11 @@ from __future__ import annotations
 import random
 from typing import Iterable
 
-import engine
-import engine._core as C
-from engine.actions import action_to_string, describe_decision, string_to_action
-from engine.names import ARTISTS, FORMS
-from engine.state import (ACTION_BASES, ARTIST_FAME0, ARTIST_PROMO0, EASELS, MARKET_ROW_FORM,
+from gallerist import engine
+import gallerist.engine._core as C
+from gallerist.engine.actions import action_to_string, describe_decision, string_to_action
+from gallerist.engine.names import ARTISTS, FORMS
+from gallerist.engine.state import (ACTION_BASES, ARTIST_FAME0, ARTIST_PROMO0, EASELS, MARKET_ROW_FORM,
                           START_DESKS, START_INFLUENCE, START_MONEY, START_QUEUE, TASK_KINDS,
                           TICKETS_PER_COLOUR, VISITORS_TOTAL, GameState)
 

@@ -12,10 +12,10 @@ import sys
 
 import pytest
 
-import engine
-from engine.actions import action_to_string, string_to_action
-from engine.errors import IllegalActionError
-from engine.state import ARTIST_PROMO0, GAL_KO
+from gallerist import engine
+from gallerist.engine.actions import action_to_string, string_to_action
+from gallerist.engine.errors import IllegalActionError
+from gallerist.engine.state import ARTIST_PROMO0, GAL_KO
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data", "regression_games.json")
 GAMES = [(n, seed) for n in (2, 3, 4) for seed in range(60)]

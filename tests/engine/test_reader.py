@@ -25,11 +25,11 @@ from test_serialize import (
     _stack_mutation,
 )
 
-import engine
-from engine import serialize as S
-from engine._reader import read_state
-from engine.errors import InvalidStateError
-from proto.gallerist.v1 import state_pb2 as pb
+from gallerist import engine
+from gallerist.engine import serialize as S
+from gallerist.engine._reader import read_state
+from gallerist.engine.errors import InvalidStateError
+from gallerist.v1 import state_pb2 as pb
 
 #: A field path of the schema (``players[0].money``, ``tasks[3].a``, ``state``, or the
 #: component totals' ``bag|plaza|...vip``), then the problem.

@@ -7,11 +7,11 @@ import re
 
 import pytest
 
-import engine
-from engine import demo
-from engine.actions import action_to_string, describe_decision
-from engine.render import WIDTH, render
-from engine.state import GameState, bench_core, new_game
+from gallerist import engine
+from gallerist.engine import demo
+from gallerist.engine.actions import action_to_string, describe_decision
+from gallerist.engine.render import WIDTH, render
+from gallerist.engine.state import GameState, bench_core, new_game
 
 PLAYER_COUNTS = (2, 3, 4)
 

@@ -1,6 +1,6 @@
 """Artists Colony: discover an artist (RN §3.1, R-ART-2) and buy a work (R-ART-1,
 R-ART-3, RN §3.2-3.5)."""
-import engine
+from gallerist import engine
 import pytest
 from helpers import (A, AC, COL, PAINTING, RS_MONEY, SCULPTURE, VIP, act, build, chance,
                      clean_raw, discover, give_visitors, give_work, legal, player, top,

@@ -111,7 +111,7 @@ def test_R_CON_1_deck_reshuffle_when_empty():
     # the deck is empty: every contract neither on a board nor on top of a pile
     out = chance(s)
     expect = sorted(set(range(20)) - {1, 2, 10, 15, 3, 4})
-    from engine.names import contract_name
+    from gallerist.engine.names import contract_name
     assert set(out) == {f"chance:contract:{contract_name(c)}" for c in expect}
     assert all(p == pytest.approx(1 / 14) for p in out.values())
     r = s._raw()

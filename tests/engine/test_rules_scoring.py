@@ -8,7 +8,7 @@ from helpers import (A, COL, MC, PAINTING, PHOTO, SCULPTURE, SO, VIP, act, build
                      give_visitors, give_work, market_assistant, place_gallerist, player,
                      set_tasks, task, top)
 
-from engine.names import SCORING_STEPS
+from gallerist.engine.names import SCORING_STEPS
 
 STEPS = SCORING_STEPS + ("total",)
 

@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-import engine
-from engine import serialize as S
-from engine._reader import SCORE_FIELDS, check_engine, task_rules
-from engine.errors import InvalidStateError
-from engine.state import TASK_KINDS, GameState
-from proto.gallerist.v1 import state_pb2 as pb
+from gallerist import engine
+from gallerist.engine import serialize as S
+from gallerist.engine._reader import SCORE_FIELDS, check_engine, task_rules
+from gallerist.engine.errors import InvalidStateError
+from gallerist.engine.state import TASK_KINDS, GameState
+from gallerist.v1 import state_pb2 as pb
 
 Json = dict[str, Any]
 
@@ -669,7 +669,7 @@ def test_broken_state_is_rejected_naming_the_field(name, mutate, needle):
 def test_engine_invariant_check_is_the_last_word():
     """The reader's last layer is the engine's own word: the C invariant check (an extra
     visitor, named by INVARIANT_NAMES) and a live position with something to do."""
-    from engine.state import INVARIANT_NAMES
+    from gallerist.engine.state import INVARIANT_NAMES
     raw = GameState.from_json(_base_json())._raw()
     raw["plaza"][0] += 1
     with pytest.raises(InvalidStateError) as info:

@@ -13,10 +13,10 @@ from helpers import (A, AC, ASSISTANT, GALLERIST, HOME, IM, KO_SPACE, LACERDA, M
                      legal, market_assistant, place_assistant, place_gallerist, set_tasks, task,
                      top, top_player)
 
-import engine
-from engine.errors import InvalidStateError
-from engine.serialize import state_from_json, state_to_dict
-from engine.state import LACERDA_MARKET_ORDER
+from gallerist import engine
+from gallerist.engine.errors import InvalidStateError
+from gallerist.engine.serialize import state_from_json, state_to_dict
+from gallerist.engine.state import LACERDA_MARKET_ORDER
 
 # rules-notes §10: her fixed International Market order, (row, column); rows 0-3 are the
 # reputation rows (digital, photo, sculpture, painting), rows 4-6 the $1/$3/$6 auctions
@@ -703,7 +703,7 @@ def test_fuzzed_solo_states_are_rejected_or_play_on():
     from test_serialize import (_accepted_and_plays_on, _json_mutants, _mutate_proto,
                                 _plays_on, _random_task)
 
-    from proto.gallerist.v1 import state_pb2 as pb
+    from gallerist.v1 import state_pb2 as pb
 
     pool: list[str] = []
     for seed in range(4):

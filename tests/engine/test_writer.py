@@ -12,10 +12,10 @@ import json
 import pytest
 from test_serialize import GAMES, _base_json, _game, _golden
 
-from engine import serialize as S
-from engine._writer import write_state
-from engine.state import GameState
-from proto.gallerist.v1 import state_pb2 as pb
+from gallerist.engine import serialize as S
+from gallerist.engine._writer import write_state
+from gallerist.engine.state import GameState
+from gallerist.v1 import state_pb2 as pb
 
 
 @pytest.mark.parametrize("num_players,seed", GAMES)

@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from server.load import driver
-from server.load.corpus import DEFAULT_CORPUS, load_corpus
-from server.load.locust_csv import read_stats_csv
-from server.load.mix import BudgetMix
-from server.load.report import memory_verdict
-from server.load.servers import round_robin_target
+from gallerist.server.load import driver
+from gallerist.server.load.corpus import DEFAULT_CORPUS, load_corpus
+from gallerist.server.load.locust_csv import read_stats_csv
+from gallerist.server.load.mix import BudgetMix
+from gallerist.server.load.report import memory_verdict
+from gallerist.server.load.servers import round_robin_target
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
@@ -124,7 +124,7 @@ def test_budget_mix_parse_and_pick() -> None:
 def test_corpus_covers_every_stage_and_player_count() -> None:
     """The stored corpus: states of 2, 3 and 4 players at every stage, all decision
     points that the engine accepts, and small on disk."""
-    import engine
+    from gallerist import engine
 
     corpus = load_corpus()
     assert os.path.getsize(DEFAULT_CORPUS) < 300_000

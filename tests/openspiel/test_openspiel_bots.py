@@ -7,11 +7,11 @@ import sys
 
 import pytest
 
-import engine
-from ai.arena import replay, run_tournament
-from ai.bot import Analysis
-from ai.openspiel_bots import OpenSpielMctsBot, OpenSpielRandomBot
-from ai.spec import BOTS, bot_options, make_bot
+from gallerist import engine
+from gallerist.ai.arena import replay, run_tournament
+from gallerist.ai.bot import Analysis
+from gallerist.ai.openspiel_bots import OpenSpielMctsBot, OpenSpielRandomBot
+from gallerist.ai.spec import BOTS, bot_options, make_bot
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

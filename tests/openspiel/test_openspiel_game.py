@@ -7,8 +7,8 @@ import pyspiel
 import pytest
 from open_spiel.python.observation import make_observation
 
-import engine
-from ai.openspiel_game import FIRST_ENGINE_CHANCE_ACTION, GalleristGame, load_game, sample_chance
+from gallerist import engine
+from gallerist.ai.openspiel_game import FIRST_ENGINE_CHANCE_ACTION, GalleristGame, load_game, sample_chance
 
 PLAYERS = (2, 3, 4)
 

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 import pytest
 from server_testlib import running_server
 
-import engine
-from server import GalleristServer, HintClient
-from server.demo_state import demo_state
+from gallerist import engine
+from gallerist.server import GalleristServer, HintClient
+from gallerist.server.demo_state import demo_state
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ from typing import Any
 import grpc
 import pytest
 
-import engine
-from server import GalleristServer, create_server
+from gallerist import engine
+from gallerist.server import GalleristServer, create_server
 
 __all__ = ["chance_state", "decision_states", "expect_status", "running_server",
            "terminal_state", "wait_until"]

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-import engine
-from server import GalleristServer
-from server.cli import build_parser, main
+from gallerist import engine
+from gallerist.server import GalleristServer
+from gallerist.server.cli import build_parser, main
 
 
 def test_new_writes_a_valid_state(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

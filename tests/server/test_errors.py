@@ -5,9 +5,9 @@ from __future__ import annotations
 import grpc
 import pytest
 
-import engine
-from proto.gallerist.v1 import hints_pb2
-from server import HintClient, Limits, hint_request
+from gallerist import engine
+from gallerist.v1 import hints_pb2
+from gallerist.server import HintClient, Limits, hint_request
 from server_testlib import chance_state, expect_status, running_server, terminal_state
 
 BAD = grpc.StatusCode.INVALID_ARGUMENT

@@ -19,9 +19,9 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 from google.protobuf.descriptor_pool import DescriptorPool
 
-import engine
-from server import HintClient, hint_request
-from server.servicer import SERVICE_NAME
+from gallerist import engine
+from gallerist.server import HintClient, hint_request
+from gallerist.server.servicer import SERVICE_NAME
 from server_testlib import expect_status, running_server, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -183,7 +183,7 @@ def test_sigterm_shuts_down_gracefully(demo: engine.GameState) -> None:
     and its log has the signal and the call's line (method, budget, elapsed, status)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server", "serve", "--port", "0", "--workers", "1",
+        [sys.executable, "-m", "gallerist.server", "serve", "--port", "0", "--workers", "1",
          "--grace", "5"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
     try:

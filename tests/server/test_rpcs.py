@@ -6,12 +6,12 @@ import random
 
 import pytest
 
-import engine
-from engine.actions import action_to_string
-from proto.gallerist.v1 import hints_pb2
-from server import HintClient, hint_request
-from server.app import GalleristServer
-from server.demo_state import demo_state
+from gallerist import engine
+from gallerist.engine.actions import action_to_string
+from gallerist.v1 import hints_pb2
+from gallerist.server import HintClient, hint_request
+from gallerist.server.app import GalleristServer
+from gallerist.server.demo_state import demo_state
 from server_testlib import chance_state, terminal_state
 
 

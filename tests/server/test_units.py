@@ -6,13 +6,13 @@ import threading
 
 import pytest
 
-import engine
-from ai import make_bot
-from ai.bot import Budget
-from server.convert import state_error
-from server.limits import Limits, RequestError, check_budget, check_interval, check_spec
-from server.search import Search, resolve_budget
-from server.slots import SearchSlots
+from gallerist import engine
+from gallerist.ai import make_bot
+from gallerist.ai.bot import Budget
+from gallerist.server.convert import state_error
+from gallerist.server.limits import Limits, RequestError, check_budget, check_interval, check_spec
+from gallerist.server.search import Search, resolve_budget
+from gallerist.server.slots import SearchSlots
 
 LIMITS = Limits()
 
@@ -111,7 +111,7 @@ def test_search_reports_from_another_thread_stop(demo: engine.GameState) -> None
 def test_state_cache_reuses_validated_states(demo: engine.GameState) -> None:
     """The cache validates a message once, returns independent copies, evicts the least
     recently used, and lets invalid states through to their error every time."""
-    from server.state_cache import StateCache
+    from gallerist.server.state_cache import StateCache
     cache = StateCache(2)
     msg = demo.to_proto()
     first = cache.get(msg)
@@ -132,8 +132,8 @@ def test_state_cache_reuses_validated_states(demo: engine.GameState) -> None:
 def test_state_cache_serves_the_servers_own_states(demo: engine.GameState) -> None:
     """A state the server made (put) is served from the cache when its message comes
     back, also after a round trip through bytes, as an independent copy."""
-    from proto.gallerist.v1 import state_pb2
-    from server.state_cache import StateCache
+    from gallerist.v1 import state_pb2
+    from gallerist.server.state_cache import StateCache
     cache = StateCache(4)
     state = demo.copy()
     state.apply(state.legal_actions()[0])
