@@ -17,7 +17,8 @@ cdef class HeuristicEvaluator(Evaluator):
 
 
 cdef class PythonEvaluator(Evaluator):
-    cdef void _estimate(self, const StateC* s, double* money, double* win) noexcept
+    cdef object _error                     # the first exception of estimate() since check()
+    cdef void _estimate(self, const StateC* s, double* money, double* win) except *
 
 
 cdef long leaf_values(Evaluator ev, StateC* s, RngC* rng, double* money, double* win) noexcept nogil

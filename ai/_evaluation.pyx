@@ -91,6 +91,9 @@ cdef class Evaluator:
         else:
             win_chances(money, n, self.win_temperature, win)
 
+    def check(self):
+        """Raise what went wrong in evaluations since the last check (nothing can, here)."""
+
     cpdef Evaluator static(self):
         """The evaluator for one-step greedy choices: this one (it does not play on)."""
         return self
@@ -107,6 +110,7 @@ cdef class Evaluator:
         r.s = seed
         rng_next(&r)
         leaf_values(self, &s, &r, money, win)
+        self.check()
         return [money[p] for p in range(n)], [win[p] for p in range(n)]
 
     def win_chances(self, money):
@@ -170,16 +174,28 @@ cdef class PythonEvaluator(Evaluator):
     """An evaluator written in Python, for experiments and tests: subclass it and define
     `estimate(state) -> (money, win)` (sequences with one entry per player; win may be
     None for the softmax of money). Each call takes the GIL, so it is slow and
-    serialises search threads. An exception in `estimate` cannot cross the C search: it
-    goes to sys.unraisablehook and the position counts as $0 for everyone.
+    serialises search threads. An exception in `estimate` cannot cross the C search:
+    the position counts as $0 for everyone, the first exception is kept, and the bot
+    raises it (`check()`) when its search returns.
     """
 
     cdef long evaluate(self, StateC* s, RngC* rng, double* money, double* win) noexcept nogil:
         with gil:
-            self._estimate(s, money, win)
+            try:
+                self._estimate(s, money, win)
+            except BaseException as exc:
+                if self._error is None:
+                    self._error = exc
         return 0
 
-    cdef void _estimate(self, const StateC* s, double* money, double* win) noexcept:
+    def check(self):
+        """Raise the first exception `estimate` raised since the last check, if any."""
+        exc, self._error = self._error, None
+        if exc is not None:
+            raise ValueError(f"{type(self).__name__}.estimate failed during the search: "
+                             f"{type(exc).__name__}: {exc}") from exc
+
+    cdef void _estimate(self, const StateC* s, double* money, double* win) except *:
         cdef GameState g = GameState.__new__(GameState)
         cdef int p, n = s.num_players
         for p in range(n):
@@ -199,7 +215,8 @@ cdef class PythonEvaluator(Evaluator):
 
     def estimate(self, GameState state):
         """(money per player, win chance per player or None) of a non-terminal state."""
-        raise NotImplementedError("PythonEvaluator subclasses define estimate(state)")
+        raise TypeError(f"{type(self).__name__} defines no estimate(state): a PythonEvaluator "
+                        f"subclass must define it")
 
 
 cdef HeuristicEvaluator _DEFAULT = HeuristicEvaluator()

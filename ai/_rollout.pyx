@@ -99,6 +99,10 @@ cdef class RolloutEvaluator(Evaluator):
     cdef void win_from_money(self, const double* money, int n, double* win) noexcept nogil:
         self.inner.win_from_money(money, n, win)
 
+    def check(self):
+        """Raise what went wrong in `inner`'s evaluations since the last check."""
+        self.inner.check()
+
     cpdef Evaluator static(self):
         """The evaluator for one-step greedy choices: inner's (no playouts)."""
         return self.inner.static()

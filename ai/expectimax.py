@@ -118,6 +118,7 @@ class ExpectimaxBot(BaseBot):
             moves.sort(key=lambda m: (-m.value, m.action))
             for m in moves:
                 m.pv = list(self._engine.principal_variation(state, m.action))
+        self.evaluator.check()   # a Python evaluator's error surfaces here
         return Analysis(player=player, bot=self.name, moves=moves, nodes=nodes,
                         depth=done_depth, elapsed_ms=elapsed)
 

@@ -169,6 +169,7 @@ class MctsBot(BaseBot):
                     money, win = self.evaluator.static().values(after)
                     m.expected_money = money
                     m.win_probability = win[player]
+        self.evaluator.check()   # a Python evaluator's error surfaces here
         return Analysis(player=player, bot=self.name, moves=moves,
                         iterations=sum(m.visits for m in moves), nodes=int(stats["nodes"]),
                         elapsed_ms=elapsed)

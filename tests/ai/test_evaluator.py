@@ -155,3 +155,33 @@ def test_option_defaults_have_one_home() -> None:
     assert isinstance(bot.evaluator, RolloutEvaluator)
     assert (bot.evaluator.policy, bot.evaluator.cutoff, bot.evaluator.win_temperature) == (1, 5, 3.0)
     assert ai.make_bot("expectimax:win_temperature=2").evaluator.win_temperature == 2.0
+
+
+class _Broken(PythonEvaluator):
+    """An evaluator whose estimate returns the wrong shape (a common slip)."""
+
+    def estimate(self, state):
+        return [0.0] * state.num_players   # not a (money, win) pair
+
+
+@pytest.mark.parametrize("make", [
+    lambda ev: MctsBot(ev, rollout="random", cutoff=1, iterations=50),
+    lambda ev: ExpectimaxBot(ev, depth=1),
+])
+def test_failing_python_evaluator_is_one_clear_error(make, capsys):
+    """An exception inside a Python evaluator cannot cross the C search; the bot raises
+    it once, as a ValueError naming the evaluator, when its search returns."""
+    state = engine.new_game(num_players=2, seed=3)
+    bot = make(_Broken())
+    with pytest.raises(ValueError, match=r"_Broken\.estimate failed during the search: "
+                                         r"(TypeError|ValueError)"):
+        bot.analyze(state)
+    assert "Exception ignored" not in capsys.readouterr().err
+
+
+def test_python_evaluator_without_estimate_says_so():
+    """A PythonEvaluator subclass that forgot estimate() gets a message that says so."""
+    class Empty(PythonEvaluator):
+        pass
+    with pytest.raises(ValueError, match="defines no estimate"):
+        Empty().values(engine.new_game(num_players=2, seed=1))
