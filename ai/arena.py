@@ -14,8 +14,6 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-import math
-import os
 import signal
 import time
 from dataclasses import asdict, dataclass, field
@@ -177,8 +175,6 @@ def run_ray(games: Sequence[GameSpec], workers: int, address: str | None) -> Ite
             kwargs["address"] = address
         else:
             kwargs["num_cpus"] = max(1, workers)
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}}
         ray.init(**kwargs)
         started = True
     try:

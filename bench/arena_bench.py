@@ -7,7 +7,6 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import os
 
 from gallerist.ai.arena import run_tournament
 
@@ -19,8 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if not args.no_ray:
         import ray
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-                 runtime_env={"env_vars": {"PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}})
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
         run_tournament(["random"], players=2, games=4, workers=2, seed=0, backend="ray")  # warm-up
     print(f"{'pairing':<18} {'backend':<8} {'workers':>7} {'games':>6} {'seconds':>8} {'games/s':>9}")
     for pair in (["random"], ["greedy"]):

@@ -15,7 +15,6 @@ it; with ``--repeat N`` each row runs N times and the run with the least other C
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 

@@ -1,7 +1,7 @@
 """Properties over seeded random games (RULES.md §4), and a recorded regression fixture.
 
 Regenerate the fixture after an intended rules change with
-``PYTHONPATH=. python tests/engine/test_properties.py --regen`` and say why in the commit.
+``python tests/engine/test_properties.py --regen`` and say why in the commit.
 """
 from __future__ import annotations
 

@@ -31,11 +31,10 @@ BENCH = ROOT / "bench"
 def run_loadtest(tmp_path: Path, *args: str, timeout: float = 60) -> tuple[int, dict[str, Any], str]:
     """Run bench/loadtest.py with `args` into tmp_path; (exit code, summary, output)."""
     summary_path = tmp_path / "summary.json"
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run(
         [sys.executable, str(BENCH / "loadtest.py"), "--out", str(tmp_path), "--json",
          str(summary_path), "--spawn-rate", "50", *args],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+        cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     output = proc.stdout + proc.stderr
     assert summary_path.exists(), output
     return proc.returncode, json.loads(summary_path.read_text()), output

@@ -2,7 +2,6 @@
 checking, reflection and TLS."""
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
@@ -181,10 +180,9 @@ def test_tls(tmp_path: Path, demo: engine.GameState) -> None:
 def test_sigterm_shuts_down_gracefully(demo: engine.GameState) -> None:
     """`gallerist serve` on SIGTERM: the call in flight finishes OK, the process exits 0
     and its log has the signal and the call's line (method, budget, elapsed, status)."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen(
         [sys.executable, "-m", "gallerist.server", "serve", "--port", "0", "--workers", "1",
-         "--grace", "5"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+         "--grace", "5"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
     try:
         assert proc.stdout is not None
