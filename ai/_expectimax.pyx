@@ -16,7 +16,7 @@ from gallerist.engine._core cimport (
 )
 from gallerist.engine.state cimport GameState
 from gallerist.ai._common cimport now_s, state_hash
-from gallerist.ai._evaluation cimport Evaluator
+from gallerist.ai._evaluation cimport Evaluator, leaf_values
 from gallerist.ai._greedy cimport MAX_LINE, extend_turn, line_start, most_likely_outcome
 
 
@@ -146,7 +146,7 @@ cdef double em_value(EmCtx* c, Evaluator ev, StateC* s, int depth, double alpha,
             vec[p] = 0
         return 0
     if s.terminal or depth <= 0:
-        ev.evaluate(s, &c.rng, vec, NULL)
+        leaf_values(ev, s, &c.rng, vec, NULL)   # exact at the end of the game
         return em_scalar(vec, s.num_players)
     if state_current_player(s) == PLAYER_CHANCE:
         return em_chance(c, ev, s, depth, vec)

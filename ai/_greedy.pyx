@@ -14,7 +14,7 @@ from gallerist.engine._core cimport (
 )
 from gallerist.engine.state cimport GameState
 from gallerist.ai._common cimport max_other
-from gallerist.ai._evaluation cimport Evaluator
+from gallerist.ai._evaluation cimport Evaluator, leaf_values
 
 
 cdef double chance_mean_eval(StateC* s, Evaluator ev, int p, int levels) noexcept nogil:
@@ -33,7 +33,7 @@ cdef double chance_mean_eval(StateC* s, Evaluator ev, int p, int levels) noexcep
             acc += w[i] * chance_mean_eval(&c, ev, p, levels - 1)
             total += w[i]
         return acc / total if total else 0
-    ev.evaluate(s, NULL, money, NULL)
+    leaf_values(ev, s, NULL, money, NULL)   # exact at the end of the game
     return money[p] - max_other(money, s.num_players, p)
 
 
@@ -106,7 +106,7 @@ cdef double turn_value(StateC* s, int p, Evaluator ev, RngC* rng) noexcept nogil
         else:
             break
         steps += 1
-    ev.evaluate(s, NULL, money, NULL)
+    leaf_values(ev, s, NULL, money, NULL)   # exact at the end of the game
     return money[p] - max_other(money, s.num_players, p)
 
 

@@ -1,3 +1,4 @@
+# The GameState wrapper, for the modules that cimport it (the codec, the search).
 from gallerist.engine._core cimport StateC
 
 cdef class GameState:

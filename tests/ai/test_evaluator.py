@@ -185,3 +185,41 @@ def test_python_evaluator_without_estimate_says_so():
         pass
     with pytest.raises(ValueError, match="defines no estimate"):
         Empty().values(engine.new_game(num_players=2, seed=1))
+
+
+def _one_move_from_the_end(seed: int) -> tuple[GameState, list[int]]:
+    """A decision point of a random 2-player game where some move ends the game at once,
+    and those moves."""
+    import random
+    rng = random.Random(seed)
+    state = engine.new_game(num_players=2, seed=seed)
+    while not state.is_terminal():
+        if state.is_chance():
+            state.apply_random_chance(rng.randrange(1 << 30))
+            continue
+        ending = []
+        for a in state.legal_actions():
+            after = state.clone_position()
+            after.apply(a)
+            if after.is_terminal():
+                ending.append(a)
+        if ending:
+            return state, ending
+        state.apply(rng.choice(state.legal_actions()))
+    raise AssertionError("no game-ending move found")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_expectimax_and_greedy_score_the_end_exactly(seed):
+    """A move that ends the game is worth the mover's real final money, not the heuristic's
+    estimate of a finished game (which would count the final scoring twice). (The other
+    seats' final money depends on their hidden cards, which the bots do not read.)"""
+    state, ending = _one_move_from_the_end(seed)
+    mover = state.current_player
+    for analysis in (ExpectimaxBot(depth=1).analyze(state), ai.GreedyBot().analyze(state)):
+        for move in analysis.moves:
+            if move.action in ending:
+                after = state.clone_position()
+                after.apply(move.action)
+                assert move.expected_money[mover] == pytest.approx(after.money()[mover]), \
+                    analysis.bot
