@@ -8,13 +8,14 @@ service on localhost, asks it for a hint for a mid-game position and prints it.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import os
 import sys
 from collections.abc import Sequence
 
 from gallerist.server.commands import CliError, arena, demo, hint, loadtest, new, play, replay, serve
 
-__all__ = ["CliError", "build_parser", "main"]
+__all__ = ["CliError", "build_parser", "main", "version"]
 
 EPILOG = """\
 examples:
@@ -30,6 +31,14 @@ examples:
 COMMANDS = (serve, hint, play, new, demo, arena, replay, loadtest)
 
 
+def version() -> str:
+    """The installed version of the gallerist-ai package ("unknown" if not installed)."""
+    try:
+        return importlib.metadata.version("gallerist-ai")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``gallerist`` and its subcommands."""
     parser = argparse.ArgumentParser(
@@ -37,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Move hints for the board game The Gallerist: a gRPC service, a client "
                     "and local tools.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", metavar="command", required=True)
     for command in COMMANDS:
         command.add(sub)
@@ -58,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except CliError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return exc.status
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:   # e.g. `gallerist play ... | head`: stop quietly

@@ -7,6 +7,7 @@ into INVALID_ARGUMENT.
 """
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +51,9 @@ class Limits:
         deadline_reserve_ms: time kept back from the client's deadline to build and send
             the answer, ms, plus `deadline_reserve_fraction` of the time remaining.
         deadline_reserve_fraction: see `deadline_reserve_ms`.
+        local: the limits of a search in this process (the command line), not a
+            server's: errors then say "known bots" and "the limit", not "this server
+            offers" and "the server's limit".
     """
 
     max_iterations: int = 200_000
@@ -64,6 +68,12 @@ class Limits:
     deadline_reserve_ms: float = 15.0
     deadline_reserve_fraction: float = 0.1
     bots: tuple[str, ...] = ("mcts", "expectimax", "greedy", "random")
+    local: bool = False
+
+    @property
+    def whose(self) -> str:
+        """Whose limits these are, in messages: "the server's" or "the local"."""
+        return "the local" if self.local else "the server's"
 
     def __post_init__(self) -> None:
         for name in ("max_iterations", "max_time_ms", "max_depth", "max_threads",
@@ -126,6 +136,11 @@ def check_spec(spec: str, limits: Limits, *, field: str = "bot_spec") -> tuple[s
                                   f"{MAX_SPEC_CHARS} allowed")
     name = spec.partition(":")[0].strip().lower()
     if name and name not in limits.bots:
+        if limits.local:
+            close = difflib.get_close_matches(name, limits.bots, n=1)
+            guess = f"; did you mean {close[0]!r}?" if close else ""
+            raise RequestError(field, f"unknown bot {name!r} (known: "
+                                      f"{', '.join(limits.bots)}){guess}")
         raise RequestError(field, f"unknown bot {name!r}; this server offers "
                                   f"{', '.join(limits.bots)}")
     try:
@@ -143,7 +158,7 @@ def check_spec(spec: str, limits: Limits, *, field: str = "bot_spec") -> tuple[s
         if limit_name is not None:
             limit = getattr(limits, limit_name)
             if value > limit:
-                raise RequestError(field, f"option {key}={value} is above the server's "
+                raise RequestError(field, f"option {key}={value} is above {limits.whose} "
                                           f"limit of {limit}")
     return name, opts
 
@@ -174,7 +189,7 @@ def check_budget(iterations: int, time_ms: int, depth: int, limits: Limits) -> B
         if value < 0:
             raise RequestError(field, f"{value} must be >= 0")
         if value > limit:
-            raise RequestError(field, f"{value} is above the server's limit of {limit}{unit}")
+            raise RequestError(field, f"{value} is above {limits.whose} limit of {limit}{unit}")
     return Budget(iterations=iterations, time_ms=float(time_ms), depth=depth)
 
 
@@ -183,7 +198,7 @@ def check_interval(interval_ms: int, limits: Limits) -> float:
     if interval_ms == 0:
         return float(limits.default_interval_ms)
     if not limits.min_interval_ms <= interval_ms <= limits.max_time_ms:
-        raise RequestError("report_interval_ms", f"{interval_ms} is outside the server's "
+        raise RequestError("report_interval_ms", f"{interval_ms} is outside {limits.whose} "
                            f"range {limits.min_interval_ms}..{limits.max_time_ms} ms")
     return float(interval_ms)
 

@@ -7,4 +7,9 @@ commands share.
 
 
 class CliError(Exception):
-    """A user error: printed as "error: ..." with exit status 2."""
+    """A user error, printed as "error: ..." with exit status `status`: 2 (the default)
+    for bad usage or input, 1 for a failure."""
+
+    def __init__(self, message: str, *, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import os
 import sys
 from typing import Any
+
+from gallerist.server.commands import CliError
+from gallerist.server.commands.options import check_output_path
 
 __all__ = ["add", "run"]
 
@@ -41,9 +46,13 @@ def add(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """``gallerist arena``."""
     from tqdm import tqdm
+    from tqdm.contrib.logging import logging_redirect_tqdm
 
     from gallerist.ai.arena import format_report, plot_ratings, run_tournament
 
+    # Every output path is checked before the first game: a bad one must not cost the games.
+    for option, path in (("--out", args.out), ("--records", args.records), ("--png", args.png)):
+        check_output_path(path, option)
     workers = args.workers or os.cpu_count() or 1
     bar = None if args.no_progress else tqdm(total=None, unit="game", desc="arena", file=sys.stderr)
 
@@ -52,21 +61,33 @@ def run(args: argparse.Namespace) -> int:
             bar.total = total
             bar.update(done - bar.n)
 
+    # While the bar is up, the library's log lines (e.g. "interrupted: keeping 3 finished
+    # games") are written above it, not glued to it.
+    redirect = (logging_redirect_tqdm(loggers=[logging.getLogger("gallerist")])
+                if bar is not None else contextlib.nullcontext())
     try:
-        t = run_tournament(args.bots, players=args.players, games=args.games, workers=workers,
-                           seed=args.seed, backend=args.backend, ray_address=args.ray_address,
-                           records_path=args.records, progress=progress)
+        with redirect:
+            t = run_tournament(args.bots, players=args.players, games=args.games,
+                               workers=workers, seed=args.seed, backend=args.backend,
+                               ray_address=args.ray_address, records_path=args.records,
+                               progress=progress)
     except ValueError as exc:
-        print(f"gallerist arena: {exc}", file=sys.stderr)
-        return 2
+        if bar is not None:   # the error goes on its own line, not after the bar's
+            bar.close()
+            bar = None
+        raise CliError(str(exc)) from None
     finally:
         if bar is not None:
             bar.close()
     report = t.report(bootstrap=args.bootstrap)
     print(format_report(report))
-    with open(args.out, "w", encoding="utf-8") as fh:
-        json.dump(report, fh, indent=2)
-    if report["games"]:
-        plot_ratings(report, args.png)
+    try:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            json.dump(report, fh, indent=2)
+        if report["games"]:
+            plot_ratings(report, args.png)
+    except OSError as exc:
+        raise CliError(f"cannot write the results: {exc}; the games are in {args.records}",
+                       status=1) from None
     print(f"\nresults: {args.out}  games: {args.records}  picture: {args.png}")
     return 130 if t.interrupted else 0

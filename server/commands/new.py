@@ -9,7 +9,7 @@ from typing import Any
 
 from gallerist import engine
 from gallerist.server.commands import CliError
-from gallerist.server.commands.options import add_command, add_players
+from gallerist.server.commands.options import add_command, add_players, check_output_path
 
 __all__ = ["add", "run"]
 
@@ -29,6 +29,7 @@ def add(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``gallerist new``."""
+    check_output_path(args.output, "--output")
     try:
         state = engine.new_game(num_players=args.players, seed=args.seed)
     except ValueError as exc:
@@ -39,7 +40,11 @@ def run(args: argparse.Namespace) -> int:
     if args.output == "-":
         sys.stdout.write(text + "\n")
     else:
-        Path(args.output).write_text(text + "\n")
+        try:
+            Path(args.output).write_text(text + "\n")
+        except OSError as exc:
+            raise CliError(f"cannot write {args.output}: {exc.strerror or exc}",
+                           status=1) from None
         print(f"wrote a {args.players}-player game (seed {args.seed}) to {args.output}",
               file=sys.stderr)
     return 0

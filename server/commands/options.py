@@ -5,20 +5,81 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from gallerist.ai.spec import BOTS
 from gallerist.server.app import DEFAULT_PORT
-from gallerist.server.limits import Limits
+from gallerist.server.commands import CliError
+from gallerist.server.limits import MAX_SEED, Limits
 
-__all__ = ["LOCAL_LIMITS", "add_client_options", "add_command", "add_demo_game",
-           "add_limits", "add_players", "add_search_options"]
+__all__ = ["LOCAL_LIMITS", "MAX_SEED", "MAX_UINT32", "add_client_options", "add_command",
+           "add_demo_game", "add_limits", "add_players", "add_search_options",
+           "check_output_path", "int_range", "port"]
+
+#: Largest budget value (the HintRequest's budget fields are uint32).
+MAX_UINT32 = 2**32 - 1
+
+
+def int_range(lo: int, hi: int) -> Callable[[str], int]:
+    """An argparse ``type``: an integer in lo..hi. Anything else is a usage error naming the
+    option (argparse's "argument --time-ms: ...", exit status 2)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{value} is outside {lo}..{hi}")
+        return value
+
+    parse.__name__ = "int"   # argparse names the type in some messages
+    return parse
+
+
+def port(text: str) -> int:
+    """An argparse ``type``: a TCP port, 0..65535 (0: any free port)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"port {value} is outside 0..65535 (0 picks a free port)")
+    return value
+
+
+def check_output_path(path: str, option: str) -> None:
+    """Check that `path` can be written, before any work is done.
+
+    Args:
+        path: the file to write ("-" is stdout and always fine).
+        option: the option that named it, for the message (e.g. "--out").
+
+    Raises:
+        CliError: the path is a folder, its folder does not exist or is not writable.
+    """
+    if path == "-":
+        return
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise CliError(f"{option} {path}: is a folder; give a file name")
+    if not folder.is_dir():
+        raise CliError(f"{option} {path}: folder {str(folder)!r} does not exist; create it "
+                       f"or give another path")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise CliError(f"{option} {path}: folder {str(folder)!r} is not writable; give "
+                       f"another path")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise CliError(f"{option} {path}: file is not writable; give another path")
 
 #: Limits of searches in this process (`hint --local`, `play`): the user's own machine,
 #: so only sanity bounds.
 LOCAL_LIMITS = Limits(max_iterations=100_000_000, max_time_ms=3_600_000, max_depth=64,
                       max_threads=64, max_nodes=50_000_000, max_tt_bits=26,
-                      bots=tuple(sorted(BOTS)))
+                      bots=tuple(sorted(BOTS)), local=True)
 
 
 def add_command(sub: Any, name: str, func: Callable[[argparse.Namespace], int], *,
@@ -69,10 +130,15 @@ def add_search_options(p: argparse.ArgumentParser, bot: str = "mcts") -> None:
     g.add_argument("--bot", default=bot, metavar="SPEC",
                    help=f"bot spec: mcts, expectimax, greedy or random, with options as in "
                         f"'mcts:iterations=2000,c=0.7' (default {bot!r})")
-    g.add_argument("--iterations", type=int, default=0, help="MCTS iterations (0: bot default)")
-    g.add_argument("--time-ms", type=int, default=0, help="search time in ms (0: no limit)")
-    g.add_argument("--depth", type=int, default=0, help="expectimax depth (0: bot default)")
-    g.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
+    budget = int_range(0, MAX_UINT32)
+    g.add_argument("--iterations", type=budget, default=0, metavar="N",
+                   help="MCTS iterations (0: bot default)")
+    g.add_argument("--time-ms", type=budget, default=0, metavar="MS",
+                   help="search time in ms (0: no limit)")
+    g.add_argument("--depth", type=budget, default=0, metavar="N",
+                   help="expectimax depth (0: bot default)")
+    g.add_argument("--seed", type=int_range(0, MAX_SEED), default=0,
+                   help="search seed, 0..2^63-1 (default 0)")
     g.add_argument("--moves", type=int, default=10, metavar="N",
                    help="how many ranked moves to show (default 10)")
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from gallerist.server.app import DEFAULT_PORT, GalleristServer, serve
 from gallerist.server.commands import CliError
-from gallerist.server.commands.options import add_command, add_limits
+from gallerist.server.commands.options import add_command, add_limits, port
 from gallerist.server.limits import Limits, RequestError
 
 __all__ = ["add", "run"]
@@ -26,7 +26,7 @@ def add(sub: Any) -> None:
     p.add_argument("--host", default="localhost",
                    help="interface to listen on (default localhost; 0.0.0.0 or [::] for "
                         "every interface: then use --token and TLS)")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT,
+    p.add_argument("--port", type=port, default=DEFAULT_PORT,
                    help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
     p.add_argument("--workers", type=int, default=max(1, min(8, os.cpu_count() or 2)),
                    help="searches that may run at once; more get RESOURCE_EXHAUSTED "
