@@ -23,9 +23,29 @@ def usage_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     return err
 
 
+def screen(err: str) -> list[str]:
+    """The lines of `err` as a terminal shows them: a carriage return moves back to the
+    start of the line, and what follows overwrites it (as tqdm's bar redraws itself)."""
+    lines = []
+    for raw in err.split("\n"):
+        chars: list[str] = []
+        col = 0
+        for ch in raw:
+            if ch == "\r":
+                col = 0
+                continue
+            if col < len(chars):
+                chars[col] = ch
+            else:
+                chars.append(ch)
+            col += 1
+        lines.append("".join(chars).rstrip())
+    return lines
+
+
 def error_lines(err: str) -> list[str]:
     """The lines of stderr that are an error message, each on a line of its own."""
-    return [line for line in err.split("\n") if line.startswith("error: ")]
+    return [line for line in screen(err) if line.startswith("error: ")]
 
 
 def test_new_to_a_missing_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -134,3 +154,26 @@ def test_arena_error_on_its_own_line(tmp_path: Path, capsys: pytest.CaptureFixtu
     [line] = error_lines(err)
     assert "unknown bot 'nobot'" in line
     assert "Traceback" not in err
+
+
+def test_arena_interrupt_note_on_its_own_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Ctrl-C after the first game: the library's "interrupted" line is written on a line
+    of its own above the bar, and the finished game is still reported and written."""
+    from gallerist.ai import arena
+
+    real = arena.run_local
+
+    def one_then_ctrl_c(games, workers):  # type: ignore[no-untyped-def]
+        yield next(iter(real(games[:1], 1)))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(arena, "run_local", one_then_ctrl_c)
+    out, records = tmp_path / "r.json", tmp_path / "g.jsonl"
+    assert main(["arena", "greedy", "random", "--games", "4", "--workers", "1",
+                 "--out", str(out), "--records", str(records),
+                 "--png", str(tmp_path / "p.png")]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted: keeping 1 finished games" in screen(err)
+    assert "Traceback" not in err
+    assert len(records.read_text().splitlines()) == 1 and out.exists()
