@@ -156,7 +156,8 @@ class BaseBot:
     name: str = "bot"
 
     def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
-        raise NotImplementedError
+        """Every bot defines its own; a class that forgot to is told so."""
+        raise TypeError(f"{type(self).__name__} does not define analyze(state, budget)")
 
     def choose(self, state: engine.GameState) -> ActionId:
         """The best move of `analyze` with the bot's own budget."""
