@@ -14,11 +14,13 @@ from gallerist.engine.actions import action_to_string
 
 
 class RandomBot(BaseBot):
-    """Picks a legal action uniformly at random (seeded numpy Generator)."""
+    """Picks a legal action uniformly at random (seeded numpy Generator). Its analysis
+    reports the static evaluation after each move (calibration kind "static")."""
 
     name = "random"
 
-    def __init__(self, *, seed: int = 0) -> None:
+    def __init__(self, *, seed: int = 0, calibrated: bool = True) -> None:
+        self._use_calibration(calibrated)
         self.rng = np.random.default_rng(seed)
 
     def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
@@ -35,9 +37,9 @@ class RandomBot(BaseBot):
             after.apply(a)
             money, win = evaluate(after)
             moves.append(MoveInfo(action=a, notation=action_to_string(a), expected_money=money,
-                                  win_probability=win[player], pv=[a]))
-        return Analysis(player=player, bot=self.name, moves=moves, nodes=len(legal),
-                        elapsed_ms=(time.perf_counter() - t0) * 1000.0)
+                                  win_probabilities=win, pv=[a]))
+        return self.report(state, Analysis(player=player, bot=self.name, moves=moves, nodes=len(legal),
+                                           elapsed_ms=(time.perf_counter() - t0) * 1000.0))
 
     def choose(self, state: engine.GameState) -> int:
         legal = state.legal_actions()
@@ -51,11 +53,13 @@ class GreedyBot(BaseBot):
     legal move is scored by the mover's estimated money margin once the rest of its turn
     is played by one-step greedy choices (chance outcomes sampled), because most single
     decisions (a move, a leave) change nothing until the turn's action is done. Ties are
-    broken at random (seeded)."""
+    broken at random (seeded). The numbers it reports are the static evaluation after
+    each move (calibration kind "static"); `calibrated=False` gives them raw."""
 
     name = "greedy"
 
-    def __init__(self, *, seed: int = 0) -> None:
+    def __init__(self, *, seed: int = 0, calibrated: bool = True) -> None:
+        self._use_calibration(calibrated)
         self.seed = seed
         self._calls = 0
         self._evaluator = HeuristicEvaluator()
@@ -78,10 +82,10 @@ class GreedyBot(BaseBot):
             after.apply(a)
             money, win = evaluate(after, self._evaluator)
             moves.append(MoveInfo(action=a, notation=action_to_string(a), depth=1,
-                                  expected_money=money, win_probability=win[player],
+                                  expected_money=money, win_probabilities=win,
                                   value=value, pv=list(greedy_line(state, a, self._evaluator))))
-        return Analysis(player=player, bot=self.name, moves=moves, nodes=len(moves),
-                        depth=1, elapsed_ms=(time.perf_counter() - t0) * 1000.0)
+        return self.report(state, Analysis(player=player, bot=self.name, moves=moves, nodes=len(moves),
+                                           depth=1, elapsed_ms=(time.perf_counter() - t0) * 1000.0))
 
     def choose(self, state: engine.GameState) -> int:
         player = decision_player(state)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from gallerist import engine
+from gallerist.ai.calibration import Calibration
 from gallerist.engine.actions import action_to_string
 
 ActionId = int
@@ -61,14 +62,25 @@ class Budget:
 class MoveInfo:
     """One legal move with its evaluation.
 
+    The numbers are calibrated estimates (ai.calibration) unless the bot was made with
+    `calibrated=False`: they assume every player goes on playing as in the calibration's
+    self-play games.
+
     Attributes:
         action: the action id.
         notation: its notation (engine.actions).
-        visits: MCTS visits (0 for other bots).
-        depth: expectimax depth searched (0 for other bots).
-        expected_money: the estimated final money of every player after this move.
-        win_probability: the estimated chance that the player to move wins.
-        value: the search's own score of the move for the player to move.
+        visits: MCTS visits of this move (0 for other bots).
+        depth: expectimax depth searched below this move, in decisions (greedy: 1;
+            MCTS and random: 0).
+        expected_money: the expected final money of every seat after this move, by seat.
+        win_probability: the probability that the player to move finishes first after
+            this move (a first place shared by k players counts 1/k); None in the solo
+            game, where there is no one to beat (expected_money is the evaluation).
+        win_probabilities: the same for every seat, by seat (they sum to 1); empty solo.
+        value: what the bot ranks moves by, for the player to move (larger is better):
+            MCTS its mean reward 0..1 (see MctsBot), expectimax the money margin over the
+            best other seat in $ (solo: the money), greedy the money margin at the end of
+            the turn in $, random 0. Not calibrated: compare it only within one analysis.
         pv: the principal variation, starting with `action`, through the rest of the turn.
     """
 
@@ -77,9 +89,10 @@ class MoveInfo:
     visits: int = 0
     depth: int = 0
     expected_money: list[float] = field(default_factory=list)
-    win_probability: float = 0.0
+    win_probability: float | None = None
     value: float = 0.0
     pv: list[ActionId] = field(default_factory=list)
+    win_probabilities: list[float] = field(default_factory=list)
 
     @property
     def pv_notation(self) -> list[str]:
@@ -87,11 +100,27 @@ class MoveInfo:
 
 
 @dataclass
+class PositionSummary:
+    """Who is ahead before the move: every seat's win probability and expected final
+    money (KataGo's rootInfo), with the meanings of MoveInfo's fields. They are the
+    position's value under the bot's best move, so they equal the best move's numbers.
+
+    Attributes:
+        win_probabilities: by seat (they sum to 1); empty in the solo game.
+        expected_money: by seat, in $.
+    """
+
+    win_probabilities: list[float]
+    expected_money: list[float]
+
+
+@dataclass
 class Analysis:
     """A bot's analysis of a decision point: the moves best first, and root statistics.
 
     `final` is False for the partial analyses an anytime search reports while it goes on
-    (`BaseBot.analyses`); `analyze` always returns a final one.
+    (`BaseBot.analyses`); `analyze` always returns a final one. `root` summarises the
+    position (None only for an analysis a bot built without `BaseBot.report`).
     """
 
     player: int
@@ -102,6 +131,7 @@ class Analysis:
     depth: int = 0
     elapsed_ms: float = 0.0
     final: bool = True
+    root: PositionSummary | None = None
 
     @property
     def best(self) -> MoveInfo:
@@ -117,8 +147,9 @@ class Analysis:
         for i, m in enumerate(self.moves[:limit]):
             money = "/".join(f"{x:.0f}" for x in m.expected_money)
             plan = " ".join(m.pv_notation[1:8])
+            win = f"{100 * m.win_probability:>5.1f}%" if m.win_probability is not None else "    - "
             rows.append(f"{i + 1:>2} {m.notation:<28} {m.visits:>7} {m.depth:>5} "
-                        f"{100 * m.win_probability:>5.1f}%  {money:<15} {plan}")
+                        f"{win}  {money:<15} {plan}")
         rows.append(f"iterations {self.iterations}, nodes {self.nodes}, "
                     f"{self.elapsed_ms:.0f} ms, {self.nodes_per_second:,.0f} nodes/s")
         return "\n".join(rows)
@@ -154,6 +185,51 @@ class BaseBot:
     """
 
     name: str = "bot"
+    #: The kind of statistics the bot reports (a key of ai.calibration's maps).
+    calibration_kind: str = "static"
+    _calibrated: bool = True
+    _calibration: Calibration | None = None
+
+    def _use_calibration(self, calibrated: bool) -> None:
+        """Report calibrated numbers (the default maps, loaded at the first report) or,
+        with False, raw ones."""
+        if not isinstance(calibrated, bool):
+            raise ValueError(f"{self.name} option calibrated must be true or false, got {calibrated!r}")
+        self._calibrated = calibrated
+
+    @property
+    def calibration(self) -> Calibration | None:
+        """The maps the numbers go through (None: raw numbers). The default ones are
+        read at first use: a missing or corrupt file is a CalibrationError naming it
+        (`gallerist serve` reads them when it starts)."""
+        if self._calibrated and self._calibration is None:
+            self._calibration = Calibration.default()
+        return self._calibration if self._calibrated else None
+
+    @calibration.setter
+    def calibration(self, value: Calibration | None) -> None:
+        self._calibration, self._calibrated = value, value is not None
+
+    def move_kind(self, move: MoveInfo) -> str:
+        """The kind of statistics behind one move's raw numbers."""
+        return self.calibration_kind
+
+    def report(self, state: engine.GameState, analysis: Analysis) -> Analysis:
+        """Turn the moves' raw numbers (expected_money and win_probabilities by seat, as
+        the search estimated them) into calibrated ones, once per move, and add the
+        position's summary (the best move's numbers). Solo: no win probabilities."""
+        n, player, cal = state.num_players, analysis.player, self.calibration
+        t = cal.stage(n, state.turn_number) if cal is not None else 0.0
+        for m in analysis.moves:
+            win = m.win_probabilities if n > 1 else None
+            if cal is not None:
+                m.expected_money, win = cal.calibrate(self.move_kind(m), n, t, player,
+                                                      m.expected_money, win)
+            m.win_probabilities = list(win) if win else []
+            m.win_probability = m.win_probabilities[player] if win else None
+        best = analysis.moves[0]
+        analysis.root = PositionSummary(list(best.win_probabilities), list(best.expected_money))
+        return analysis
 
     def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
         """Every bot defines its own; a class that forgot to is told so."""

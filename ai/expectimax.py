@@ -40,14 +40,18 @@ class ExpectimaxBot(BaseBot):
         chance_width: the most outcomes enumerated at a chance point.
         tt_bits: log2 of the transposition table size.
         alpha_beta: two players: prune by alpha-beta on the money margin.
-        win_temperature: $ scale of the softmax from money to the reported win chances.
+        win_temperature: $ scale of the softmax from money to the raw win chances.
+        calibrated: report calibrated numbers (ai.calibration, kind "expectimax": the
+            searched money vector); False: the searched money and its softmax.
     """
 
     name = "expectimax"
+    calibration_kind = "expectimax"
 
     def __init__(self, evaluator: Evaluator | None = None, *, seed: int = 0, depth: int = 2,
                  time_ms: float = 0.0, chance_width: int = 6, tt_bits: int = 18,
-                 alpha_beta: bool = True, win_temperature: float = WIN_TEMPERATURE) -> None:
+                 alpha_beta: bool = True, win_temperature: float = WIN_TEMPERATURE,
+                 calibrated: bool = True) -> None:
         if not 1 <= depth <= 64:
             raise ValueError(f"expectimax option depth must be 1..64, got {depth}")
         if not math.isfinite(time_ms) or time_ms < 0:
@@ -56,6 +60,7 @@ class ExpectimaxBot(BaseBot):
             raise ValueError(f"expectimax option win_temperature must be > 0, got {win_temperature}")
         if not 1 <= chance_width <= 64 or not 10 <= tt_bits <= 26:
             raise ValueError("expectimax options out of range: chance_width 1..64, tt_bits 10..26")
+        self._use_calibration(calibrated)
         self.seed = seed
         self.depth = depth
         self.time_ms = time_ms
@@ -112,15 +117,14 @@ class ExpectimaxBot(BaseBot):
             for a, vec in results:
                 moves.append(MoveInfo(
                     action=a, notation=action_to_string(a), depth=done_depth,
-                    expected_money=list(vec),
-                    win_probability=self.evaluator.win_chances(vec)[player],
+                    expected_money=list(vec), win_probabilities=self.evaluator.win_chances(vec),
                     value=self._score(vec, player)))
             moves.sort(key=lambda m: (-m.value, m.action))
             for m in moves:
                 m.pv = list(self._engine.principal_variation(state, m.action))
         self.evaluator.check()   # a Python evaluator's error surfaces here
-        return Analysis(player=player, bot=self.name, moves=moves, nodes=nodes,
-                        depth=done_depth, elapsed_ms=elapsed)
+        return self.report(state, Analysis(player=player, bot=self.name, moves=moves, nodes=nodes,
+                                           depth=done_depth, elapsed_ms=elapsed))
 
     @staticmethod
     def _score(vec: list[float], player: int) -> float:

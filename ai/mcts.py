@@ -56,9 +56,13 @@ class MctsBot(BaseBot):
         solo_reference, solo_scale: the solo reward (above), in $.
         reuse: keep the tree between calls.
         max_nodes: nodes per tree.
+        calibrated: report calibrated numbers (ai.calibration, kind "mcts": a move's mean
+            win share and money over its visits; "static" for unvisited moves); False:
+            the raw means.
     """
 
     name = "mcts"
+    calibration_kind = "mcts"
     #: Iterations of a search whose budget has neither iterations nor a time limit.
     FALLBACK_ITERATIONS = 1000
 
@@ -68,7 +72,7 @@ class MctsBot(BaseBot):
                  margin_weight: float = 0.25, margin_scale: float = 20.0,
                  win_temperature: float = WIN_TEMPERATURE, solo_reference: float = 150.0,
                  solo_scale: float = 50.0, reuse: bool = True,
-                 max_nodes: int = 2_000_000) -> None:
+                 max_nodes: int = 2_000_000, calibrated: bool = True) -> None:
         if rollout not in POLICIES:
             raise ValueError(f"mcts option rollout must be 'random' or 'heuristic', got {rollout!r}")
         if not 1 <= threads <= 64:
@@ -86,6 +90,7 @@ class MctsBot(BaseBot):
         if margin_scale <= 0 or win_temperature <= 0 or solo_scale <= 0:
             raise ValueError("mcts options margin_scale, win_temperature and solo_scale "
                              "must be > 0")
+        self._use_calibration(calibrated)
         self.seed = seed
         self.iterations = iterations
         self.time_ms = time_ms
@@ -156,23 +161,25 @@ class MctsBot(BaseBot):
                     moves.append(MoveInfo(
                         action=a, notation=action_to_string(a), visits=int(visits),
                         expected_money=[m / visits for m in money],
-                        win_probability=win[player] / visits, value=reward[player] / visits))
+                        win_probabilities=[w / visits for w in win],
+                        value=reward[player] / visits))
                 else:
-                    moves.append(MoveInfo(action=a, notation=action_to_string(a), visits=0,
-                                          expected_money=[], win_probability=0.0, value=0.0))
+                    moves.append(MoveInfo(action=a, notation=action_to_string(a), visits=0))
             moves.sort(key=lambda m: (-m.visits, -m.value, m.action))
             for m in moves:
                 m.pv = list(self._engine.principal_variation(m.action))
                 if not m.expected_money:     # never visited: the static evaluation after it
                     after = state.clone_position()
                     after.apply(m.action)
-                    money, win = self.evaluator.static().values(after)
-                    m.expected_money = money
-                    m.win_probability = win[player]
+                    m.expected_money, m.win_probabilities = self.evaluator.static().values(after)
         self.evaluator.check()   # a Python evaluator's error surfaces here
-        return Analysis(player=player, bot=self.name, moves=moves,
-                        iterations=sum(m.visits for m in moves), nodes=int(stats["nodes"]),
-                        elapsed_ms=elapsed)
+        return self.report(state, Analysis(
+            player=player, bot=self.name, moves=moves, iterations=sum(m.visits for m in moves),
+            nodes=int(stats["nodes"]), elapsed_ms=elapsed))
+
+    def move_kind(self, move: MoveInfo) -> str:
+        """"mcts" for a visited move; "static" for one the search never visited."""
+        return "mcts" if move.visits else "static"
 
     def choose(self, state: engine.GameState) -> int:
         return self.analyze(state).best.action

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from gallerist import engine
-from gallerist.ai.bot import Analysis, BaseBot, Budget, MoveInfo, decision_player
+from gallerist.ai.bot import Analysis, BaseBot, Budget, MoveInfo, PositionSummary, decision_player
 
 _OWN_OPTIONS = ("timeout", "token")
 
@@ -72,11 +72,14 @@ class RemoteBot(BaseBot):
             seed=(self.seed * 1_000_003 + self._calls) % (1 << 63), perspective=player)
         reply = self._client.suggest(request, timeout=self.timeout)
         moves = [MoveInfo(action=m.action, notation=m.notation, visits=m.visits, depth=m.depth,
-                          expected_money=list(m.expected_money), win_probability=m.win_probability,
+                          expected_money=list(m.expected_money),
+                          win_probability=m.win_probability if m.HasField("win_probability") else None,
+                          win_probabilities=list(m.win_probabilities),
                           value=m.value, pv=list(m.pv)) for m in reply.moves]
         st = reply.stats
+        root = PositionSummary(list(reply.root.win_probabilities), list(reply.root.expected_money))
         return Analysis(player=player, bot=f"remote:{reply.bot}", moves=moves, iterations=st.iterations,
-                        nodes=st.nodes, depth=st.depth, elapsed_ms=st.elapsed_ms)
+                        nodes=st.nodes, depth=st.depth, elapsed_ms=st.elapsed_ms, root=root)
 
     def close(self) -> None:
         self._client.close()

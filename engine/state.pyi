@@ -90,6 +90,12 @@ class GameState:
     @property
     def turn_player(self) -> int: ...
     @property
+    def turn_number(self) -> int:
+        """Turns started so far: the game's clock (`turn.number` in the state's JSON)."""
+    @property
+    def turns_left(self) -> int:
+        """-1 until the end is triggered (R-END-1); then the turns still to play."""
+    @property
     def history(self) -> list[int]:
         """The actions applied so far, in order (a copy)."""
     def is_chance(self) -> bool: ...

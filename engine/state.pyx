@@ -182,6 +182,17 @@ cdef class GameState:
         return self.s.turn_player
 
     @property
+    def turn_number(self) -> int:
+        """Turns started so far: the game's clock (`turn.number` in the state's JSON)."""
+        return self.s.turn_count
+
+    @property
+    def turns_left(self) -> int:
+        """-1 until the end is triggered (R-END-1); then the turns still to play after
+        the current one."""
+        return self.s.turns_left if self.s.end_triggered else -1
+
+    @property
     def history(self) -> list:
         return list(self._history)
 

@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from gallerist.ai.calibration import CalibrationError
 from gallerist.server.commands import CliError, arena, demo, hint, loadtest, new, play, replay, serve
 
 __all__ = ["CliError", "build_parser", "main", "version"]
@@ -69,6 +70,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.status
+    except CalibrationError as exc:   # a command that made a bot (serve checks at start)
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:   # e.g. `gallerist play ... | head`: stop quietly

@@ -97,8 +97,16 @@ def _move(m: MoveInfo) -> Any:
     return hints_pb2.MoveHint(
         action=m.action, notation=m.notation, visits=m.visits, depth=m.depth,
         expected_money=[float(x) for x in m.expected_money],
-        win_probability=float(m.win_probability), value=float(m.value),
+        win_probability=None if m.win_probability is None else float(m.win_probability),
+        win_probabilities=[float(x) for x in m.win_probabilities], value=float(m.value),
         pv=m.pv, pv_notation=[NOTATION[a] for a in m.pv])   # engine ids: always valid
+
+
+def _root(a: Any) -> Any:
+    if a.root is None:
+        return None
+    return hints_pb2.PositionSummary(win_probabilities=[float(x) for x in a.root.win_probabilities],
+                                     expected_money=[float(x) for x in a.root.expected_money])
 
 
 def hint_response(report: Report, max_moves: int) -> Any:
@@ -119,7 +127,7 @@ def hint_response(report: Report, max_moves: int) -> Any:
         player=a.player, bot=a.bot, moves=[_move(m) for m in moves],
         legal_move_count=len(a.moves), stats=stats, final=report.final,
         budget=budget_message(report.budget), deadline_limited=report.deadline_limited,
-        stopped=report.stopped)
+        stopped=report.stopped, root=_root(a))
 
 
 def position(state: engine.GameState) -> Any:

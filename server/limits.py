@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from gallerist.ai.calibration import CalibrationError
 from gallerist.ai.bot import Bot, Budget
 from gallerist.ai.spec import make_bot, parse_spec
 
@@ -172,6 +173,8 @@ def build_bot(spec: str, seed: int, *, field: str = "bot_spec") -> Bot:
     """
     try:
         return make_bot(spec, seed)  # type: ignore[no-any-return]
+    except CalibrationError:   # the server's installation, not the request, is at fault
+        raise
     except ValueError as exc:
         raise RequestError(field, str(exc)) from None
 

@@ -5,13 +5,22 @@ import sys
 import time
 from typing import Any, TextIO
 
-__all__ = ["Progress", "format_hint", "format_plan"]
+__all__ = ["Progress", "format_hint", "format_plan", "format_root"]
 
 
 def format_plan(notations: list[str]) -> str:
     """A turn plan as one line, chance outcomes in [brackets]."""
     return " -> ".join(f"[{n.removeprefix('chance:')}]" if n.startswith("chance:") else n
                        for n in notations)
+
+
+def format_root(root: Any) -> str:
+    """Who is ahead (a PositionSummary): every seat's win chance and expected money."""
+    money = "/".join(f"${x:.0f}" for x in root.expected_money)
+    if not root.win_probabilities:
+        return f"expected final money {money} (solo)"
+    win = "/".join(f"{100 * x:.0f}%" for x in root.win_probabilities)
+    return f"win {win}, expected final money {money} (by seat)"
 
 
 def format_hint(response: Any, *, title: str = "", limit: int = 10) -> str:
@@ -43,13 +52,15 @@ def format_hint(response: Any, *, title: str = "", limit: int = 10) -> str:
         plan = format_plan(list(m.pv_notation[1:]))
         if len(plan) > 60:
             plan = plan[:57] + "..."
+        win = f"{100 * m.win_probability:>5.1f}%" if m.HasField("win_probability") else "     -"
         lines.append(f"{i + 1:>2}  {m.notation:<26} {m.visits:>7} {m.depth:>5} "
-                     f"{100 * m.win_probability:>5.1f}% {m.value:>8.3f}  {money:<18}  {plan}")
+                     f"{win} {m.value:>8.3f}  {money:<18}  {plan}")
     hidden = r.legal_move_count - min(limit, len(r.moves))
     if hidden > 0:
         lines.append(f"    ... {hidden} more legal move(s) not shown")
     if r.moves:
         lines.append("")
+        lines.append("Position: " + format_root(r.root))
         lines.append("Turn plan: " + format_plan(list(r.moves[0].pv_notation)))
     lines.append(f"Search: {stats.iterations:,} iterations, {stats.nodes:,} nodes, "
                  f"depth {stats.depth}, {stats.elapsed_ms:,.0f} ms, "

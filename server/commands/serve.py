@@ -6,6 +6,7 @@ import logging
 import os
 from typing import Any
 
+from gallerist.ai.calibration import Calibration, CalibrationError
 from gallerist.server.app import DEFAULT_PORT, GalleristServer, serve
 from gallerist.server.commands import CliError
 from gallerist.server.commands.options import add_command, add_limits, port
@@ -56,6 +57,11 @@ def run(args: argparse.Namespace) -> int:
     """``gallerist serve``."""
     logging.basicConfig(level=getattr(logging, args.log_level),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:   # the maps behind every hint number: a bad file fails here, not at the first hint
+        Calibration.default()
+    except CalibrationError as exc:
+        raise CliError(str(exc), status=1) from None
+
     try:
         limits = Limits(max_iterations=args.max_iterations, max_time_ms=args.max_time_ms,
                         max_depth=args.max_depth, max_threads=args.max_threads,

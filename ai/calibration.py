@@ -1,0 +1,202 @@
+"""Calibration: the map from a search's own statistics to the numbers a hint reports.
+
+However a bot searches, what it reports must mean one thing: `win_probability` is the
+chance that the player to move finishes first (a shared first place counts 1/k) and
+`expected_money[i]` is seat i's expected final money, if the game goes on as the
+benchmark's self-play games went (bench/calibration.py). A `Calibration` turns a bot's
+raw statistics into those numbers, once per reported move; it never touches the search.
+
+The maps, fitted by bench/calibration.py on the training half of its labelled positions
+and shipped as gallerist/ai/calibration.json (override: the GALLERIST_CALIBRATION
+environment variable, or a path given to `Calibration.load`), are per statistic kind and
+player count:
+
+- kinds: "mcts" (a node's mean win share and mean money over its visits), "expectimax"
+  (the searched money vector), "static" (the static evaluation after a move: greedy,
+  random, and the moves MCTS never visited);
+- stage t = turns started / the typical game length in turns for that player count
+  (`turns`), clipped to [0, 1.2];
+- win (2-4 players): a conditional logit over seats, p = softmax(u) with
+  u_i = (a1 + b1 t) log(max(w_i, 0.01)) + (a2 + b2 t) m_i / 10 + c [i is the mover],
+  w the raw win shares (MCTS only; 0 for the other kinds) and m the raw money;
+- money: E_i = alpha + beta m_i + gamma t + delta t m_i (every player count, solo too).
+"""
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+FORMAT = "gallerist-calibration/1"
+KINDS = ("mcts", "expectimax", "static")
+PLAYER_COUNTS = (1, 2, 3, 4)
+WIN_PARAMS = ("a1", "b1", "a2", "b2", "c")
+MONEY_PARAMS = ("alpha", "beta", "gamma", "delta")
+ENV_VAR = "GALLERIST_CALIBRATION"
+PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "calibration.json")
+MIN_WIN_SHARE = 0.01
+MAX_STAGE = 1.2
+
+
+class CalibrationError(ValueError):
+    """A calibration file that is missing or does not hold valid maps (names the file)."""
+
+
+@dataclass(frozen=True)
+class SeatMap:
+    """The maps of one statistic kind and player count (win is None for solo)."""
+
+    win: tuple[float, ...] | None
+    money: tuple[float, ...]
+
+
+def win_features(kind: str, money: Sequence[float], win: Sequence[float] | None,
+                 ) -> list[tuple[float, float]]:
+    """Per seat (log raw win share, money / 10): the inputs of the win map."""
+    shares = win if kind == "mcts" and win else None
+    return [(math.log(max(shares[i], MIN_WIN_SHARE)) if shares is not None else 0.0, m / 10.0)
+            for i, m in enumerate(money)]
+
+
+def softmax_win(params: Sequence[float], t: float, mover: int,
+                features: Sequence[tuple[float, float]]) -> list[float]:
+    """The win map: each seat's probability of finishing first (sums to 1)."""
+    a1, b1, a2, b2, c = params
+    u = [(a1 + b1 * t) * x1 + (a2 + b2 * t) * x2 + (c if i == mover else 0.0)
+         for i, (x1, x2) in enumerate(features)]
+    top = max(u)
+    e = [math.exp(x - top) for x in u]
+    z = sum(e)
+    return [x / z for x in e]
+
+
+def linear_money(params: Sequence[float], t: float, money: Sequence[float]) -> list[float]:
+    """The money map: each seat's expected final money."""
+    alpha, beta, gamma, delta = params
+    return [alpha + beta * m + gamma * t + delta * t * m for m in money]
+
+
+class Calibration:
+    """Fitted maps from raw search statistics to calibrated hint numbers.
+
+    Args:
+        maps: {(kind, players): SeatMap} for every kind and player count.
+        turns: {players: typical game length in turns}.
+        source: where the maps came from (a path), for messages.
+        info: what the fit recorded (its data, date, held-out figures).
+    """
+
+    def __init__(self, maps: dict[tuple[str, int], SeatMap], turns: dict[int, float],
+                 source: str = "<memory>", info: dict[str, Any] | None = None) -> None:
+        self.maps = maps
+        self.turns = turns
+        self.source = source
+        self.info = info or {}
+
+    # ------------------------------------------------------------------ loading
+
+    @staticmethod
+    def path() -> str:
+        """The file `default()` reads: $GALLERIST_CALIBRATION, else the packaged one."""
+        return os.environ.get(ENV_VAR) or PACKAGED
+
+    @classmethod
+    def default(cls) -> "Calibration":
+        """The calibration bots use unless given one (loaded once per path)."""
+        return _load_cached(cls.path())
+
+    @classmethod
+    def load(cls, path: str) -> "Calibration":
+        """Read a calibration file; CalibrationError naming the file and the problem."""
+        try:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+        except FileNotFoundError:
+            raise CalibrationError(f"calibration file {path} is missing (reinstall the package, "
+                                   f"or point {ENV_VAR} at a file bench/calibration.py fit "
+                                   f"wrote)") from None
+        except OSError as exc:
+            raise CalibrationError(f"calibration file {path} cannot be read: {exc.strerror}") from None
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise CalibrationError(f"calibration file {path} is not valid JSON: {exc}") from None
+        return cls.from_dict(data, source=path)
+
+    @classmethod
+    def from_dict(cls, data: Any, source: str = "<memory>") -> "Calibration":
+        """Calibration from the file's JSON form, every field checked."""
+        def fail(field: str, problem: str) -> CalibrationError:
+            return CalibrationError(f"calibration file {source}: {field}: {problem}")
+
+        if not isinstance(data, dict):
+            raise fail("(top level)", "must be a JSON object")
+        if data.get("format") != FORMAT:
+            raise fail("format", f"must be {FORMAT!r}, got {data.get('format')!r}")
+        turns = {n: _number(data, ("turns", str(n)), fail, positive=True) for n in PLAYER_COUNTS}
+        maps = {}
+        for kind in KINDS:
+            for n in PLAYER_COUNTS:
+                where = ("maps", kind, str(n))
+                win = None if n == 1 else _numbers(data, where + ("win",), WIN_PARAMS, fail)
+                maps[(kind, n)] = SeatMap(win=win, money=_numbers(data, where + ("money",),
+                                                                  MONEY_PARAMS, fail))
+        return cls(maps, turns, source=source, info=data.get("info") or {})
+
+    def to_dict(self) -> dict[str, Any]:
+        """The file's JSON form (what `from_dict` reads)."""
+        maps: dict[str, Any] = {}
+        for (kind, n), m in sorted(self.maps.items()):
+            entry: dict[str, Any] = {"money": dict(zip(MONEY_PARAMS, m.money))}
+            if m.win is not None:
+                entry["win"] = dict(zip(WIN_PARAMS, m.win))
+            maps.setdefault(kind, {})[str(n)] = entry
+        return {"format": FORMAT, "turns": {str(n): t for n, t in sorted(self.turns.items())},
+                "maps": maps, "info": self.info}
+
+    # ------------------------------------------------------------------ applying
+
+    def stage(self, players: int, turn_number: int) -> float:
+        """How far the game is, 0 at the start, about 1 at a typical end."""
+        return min(MAX_STAGE, max(0.0, turn_number / self.turns[players]))
+
+    def calibrate(self, kind: str, players: int, t: float, mover: int, money: Sequence[float],
+                  win: Sequence[float] | None) -> tuple[list[float], list[float] | None]:
+        """(expected final money per seat, win probability per seat or None in solo)
+        from one move's raw statistics."""
+        m = self.maps[(kind, players)]
+        out_money = linear_money(m.money, t, money)
+        if m.win is None:
+            return out_money, None
+        return out_money, softmax_win(m.win, t, mover, win_features(kind, money, win))
+
+
+@functools.lru_cache(maxsize=8)
+def _load_cached(path: str) -> Calibration:
+    return Calibration.load(path)
+
+
+def _lookup(data: Any, where: tuple[str, ...], fail: Any) -> Any:
+    node = data
+    for i, key in enumerate(where):
+        if not isinstance(node, dict) or key not in node:
+            raise fail(".".join(where[:i + 1]), "missing")
+        node = node[key]
+    return node
+
+
+def _number(data: Any, where: tuple[str, ...], fail: Any, positive: bool = False) -> float:
+    value = _lookup(data, where, fail)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise fail(".".join(where), f"must be a finite number, got {value!r}")
+    if positive and value <= 0:
+        raise fail(".".join(where), f"must be > 0, got {value!r}")
+    return float(value)
+
+
+def _numbers(data: Any, where: tuple[str, ...], names: Sequence[str], fail: Any) -> tuple[float, ...]:
+    return tuple(_number(data, where + (name,), fail) for name in names)

@@ -1,0 +1,89 @@
+"""Fitting the calibration maps of ai/calibration.py on labelled positions (the
+bench/calibration.py `fit` step): the win map by maximum likelihood of who really won
+(scipy's L-BFGS on the conditional logit), the money map by least squares on every
+seat's real final money (numpy).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from gallerist.ai.calibration import (
+    MONEY_PARAMS, WIN_PARAMS, Calibration, SeatMap, win_features,
+)
+
+#: Ridge penalty on the win map's parameters (keeps a fit on few positions sane).
+RIDGE = 1e-3
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One analysed, labelled position: the stage t, the mover, the raw statistics of
+    the reported move, and the game's end (final money and win share per seat)."""
+
+    t: float
+    mover: int
+    money: tuple[float, ...]
+    win: tuple[float, ...] | None
+    final_money: tuple[float, ...]
+    final_win: tuple[float, ...]
+
+
+def _design(kind: str, samples: Sequence[Sample]) -> tuple[np.ndarray, np.ndarray]:
+    """X[s, i, k]: seat i's input to parameter k; Y[s, i]: its real win share."""
+    n = len(samples[0].money)
+    x = np.zeros((len(samples), n, len(WIN_PARAMS)))
+    y = np.zeros((len(samples), n))
+    for s, smp in enumerate(samples):
+        for i, (x1, x2) in enumerate(win_features(kind, smp.money, smp.win)):
+            x[s, i] = (x1, smp.t * x1, x2, smp.t * x2, 1.0 if i == smp.mover else 0.0)
+        y[s] = smp.final_win
+    return x, y
+
+
+def fit_win(kind: str, samples: Sequence[Sample]) -> tuple[float, ...]:
+    """The win map's parameters: maximum likelihood of the real win shares."""
+    from scipy.optimize import minimize
+
+    x, y = _design(kind, samples)
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        u = x @ theta
+        u -= u.max(axis=1, keepdims=True)
+        logp = u - np.log(np.exp(u).sum(axis=1, keepdims=True))
+        p = np.exp(logp)
+        nll = -(y * logp).sum() / len(y) + RIDGE * theta @ theta
+        grad = -np.einsum("si,sik->k", y - p * y.sum(axis=1, keepdims=True), x) / len(y)
+        return float(nll), grad + 2 * RIDGE * theta
+
+    start = np.array([1.0 if kind == "mcts" else 0.0, 0.0, 0.1, 0.1, 0.0])
+    res = minimize(loss, start, jac=True, method="L-BFGS-B")
+    if not res.success and not np.all(np.isfinite(res.x)):
+        raise ValueError(f"the win map of {kind!r} did not converge: {res.message}")
+    return tuple(float(v) for v in res.x)
+
+
+def fit_money(samples: Sequence[Sample]) -> tuple[float, ...]:
+    """The money map's parameters: least squares over every seat of every sample."""
+    rows, target = [], []
+    for smp in samples:
+        for m, final in zip(smp.money, smp.final_money):
+            rows.append((1.0, m, smp.t, smp.t * m))
+            target.append(final)
+    coef, *_ = np.linalg.lstsq(np.array(rows), np.array(target), rcond=None)
+    assert len(coef) == len(MONEY_PARAMS)
+    return tuple(float(v) for v in coef)
+
+
+def fit(samples: dict[tuple[str, int], Sequence[Sample]], turns: dict[int, float],
+        info: dict | None = None) -> Calibration:
+    """A Calibration from samples of every (kind, players) pair."""
+    maps = {}
+    for (kind, players), rows in sorted(samples.items()):
+        if not rows:
+            raise ValueError(f"no samples to fit the {kind} map of {players} players")
+        win = fit_win(kind, rows) if players > 1 else None
+        maps[(kind, players)] = SeatMap(win=win, money=fit_money(rows))
+    return Calibration(maps, turns, source="<fit>", info=info)

@@ -1,0 +1,420 @@
+"""Calibration benchmark: do the bots' hint numbers mean what they say?
+
+A labelled set of positions comes from MCTS self-play games of every player count (solo
+to 4 players): positions sampled from every stage of each game, labelled by how that game
+really ended (every seat's final money, and who won: a shared first place counts 1/k).
+Every bot and budget analyses every position; the numbers it reports for the position
+(`Analysis.root`: win probability and expected final money of every seat) are scored
+against the labels: Brier score, log loss and expected calibration error (ECE, 10 bins)
+of the mover's win probability, mean absolute error of the expected money, each with a
+95% bootstrap interval that resamples whole games; a reliability diagram per bot; and
+how often two bots agree within 0.1 on the same position.
+
+The calibration maps the bots ship with (gallerist/ai/calibration.json) are fitted here,
+on the games of the training half; every figure is reported on the held-out half.
+
+Steps (each reads the previous one's file in --data; `all` runs them in order):
+    generate   self-play games           -> games.jsonl.gz
+    evaluate   every bot on the positions -> evals.jsonl.gz (the bots' raw numbers)
+    fit        calibration maps on the training half -> calibration.json (--install:
+               also copies it into the package, ai/calibration.json)
+    report     figures on the held-out half -> report.json, reliability-*.png
+
+Usage:
+    python bench/calibration.py all [--quick] [--workers N] [--data DIR]
+    python bench/calibration.py report --data bench/data/calibration
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import random
+import shutil
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from gallerist import engine
+from gallerist.ai.arena import GameRecord, replay, run_local, schedule
+from gallerist.ai.bot import Budget
+from gallerist.ai.calibration import MAX_STAGE, PACKAGED, PLAYER_COUNTS, Calibration
+from gallerist.ai.calibration_fit import Sample, fit
+from gallerist.ai.forecast_metrics import (
+    agreement, bootstrap_by_group, brier, ece, log_loss, mae, reliability,
+)
+from gallerist.ai.spec import make_bot
+
+#: The self-play bot whose games label the positions.
+SELFPLAY_BOT = "mcts:iterations=150"
+#: Games per player count (full run, --quick) and positions sampled per game.
+GAMES = {1: 48, 2: 400, 3: 48, 4: 48}
+QUICK_GAMES = {1: 4, 2: 8, 3: 4, 4: 4}
+#: Positions sampled per game, by player count: the games, not the positions, are the
+#: independent samples (a game's positions share its outcome), so 2 players, the headline
+#: figures, get many games with fewer positions each.
+POSITIONS_PER_GAME = {1: 10, 2: 5, 3: 10, 4: 10}
+SEED = 20261201
+DEFAULT_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "calibration")
+
+
+@dataclass(frozen=True)
+class Position:
+    """A labelled position: the `ply`-th action of game `game` (of `players` players) is
+    about to be chosen by `mover`; `money` and `win` are the game's real end."""
+
+    players: int
+    game: int
+    ply: int
+    mover: int
+    money: tuple[float, ...]
+    win: tuple[float, ...]
+
+    def state(self, games: dict[tuple[int, int], GameRecord]) -> engine.GameState:
+        rec = games[(self.players, self.game)]
+        state = engine.new_game(num_players=self.players, seed=rec.seed)
+        for a in rec.actions[:self.ply]:
+            state.apply(a)
+        return state
+
+
+# ---------------------------------------------------------------------------- files
+
+def write_jsonl(path: str, rows: Iterable[dict[str, Any]]) -> None:
+    tmp = path + ".tmp"
+    with gzip.open(tmp, "wt", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, separators=(",", ":")) + "\n")
+    os.replace(tmp, path)
+
+
+def read_jsonl(path: str) -> Iterator[dict[str, Any]]:
+    if not os.path.exists(path):
+        raise SystemExit(f"calibration: {path} does not exist: run the step that writes it first")
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)
+
+
+def read_games(data: str) -> dict[tuple[int, int], GameRecord]:
+    out = {}
+    for row in read_jsonl(os.path.join(data, "games.jsonl.gz")):
+        players = row.pop("players")
+        out[(players, row["game"])] = GameRecord(**row)
+    return out
+
+
+# ---------------------------------------------------------------------------- generate
+
+def generate(data: str, games: dict[int, int], workers: int, seed: int = SEED) -> None:
+    """Self-play games of SELFPLAY_BOT for every player count (all cores). Games the
+    file already holds are kept (the schedule is fixed by the seed), so a run that was
+    stopped, or a larger one, plays only the missing games."""
+    path = os.path.join(data, "games.jsonl.gz")
+    rows = list(read_jsonl(path)) if os.path.exists(path) else []
+    have = {(r["players"], r["game"]) for r in rows}
+    try:
+        for players, count in sorted(games.items()):
+            specs = [g for g in schedule([SELFPLAY_BOT], players, count, seed + 1000 * players)
+                     if (players, g.index) not in have]
+            for rec in tqdm(run_local(specs, workers), total=len(specs),
+                            desc=f"self-play {players}p", unit="game", file=sys.stderr):
+                rows.append({"players": players, **asdict(rec)})
+    finally:   # Ctrl-C keeps the finished games
+        rows.sort(key=lambda r: (r["players"], r["game"]))
+        write_jsonl(path, rows)
+
+
+def positions(games: dict[tuple[int, int], GameRecord],
+              per_game: dict[int, int] = POSITIONS_PER_GAME, seed: int = SEED) -> list[Position]:
+    """`per_game[players]` decision points with a real choice (2+ legal moves) from each
+    game, drawn uniformly over the game (seeded; fewer are a subset of more), labelled by
+    the game's end."""
+    out = []
+    for (players, game), rec in sorted(games.items()):
+        choices: list[tuple[int, int]] = []
+
+        def note(state: engine.GameState, action: int) -> None:
+            if not state.is_chance() and len(state.legal_actions()) > 1:
+                choices.append((len(state.history), state.current_player))
+
+        final = replay(rec, on_action=note)
+        rng = random.Random(seed * 7919 + players * 1009 + game)
+        win = tuple(final.returns()) if players > 1 else ()   # solo: no one to beat
+        for ply, mover in sorted(rng.sample(choices, min(per_game[players], len(choices)))):
+            out.append(Position(players, game, ply, mover, tuple(map(float, rec.money)), win))
+    return out
+
+
+# ---------------------------------------------------------------------------- evaluate
+
+#: The bots and budgets the benchmark scores: (label, spec, budget). The specs ask for
+#: raw numbers; the calibration is applied afterwards, exactly as the bots apply it.
+BOTS = (("mcts 200 ms", "mcts:calibrated=false,reuse=false", Budget(time_ms=200)),
+        ("expectimax 200 ms", "expectimax:calibrated=false", Budget(time_ms=200)),
+        ("greedy", "greedy:calibrated=false", Budget()))
+QUICK_BOTS = (("mcts 20 ms", "mcts:calibrated=false,reuse=false", Budget(time_ms=20)),
+              ("expectimax 20 ms", "expectimax:calibrated=false", Budget(time_ms=20)),
+              ("greedy", "greedy:calibrated=false", Budget()))
+
+_worker: dict[str, Any] = {}
+
+
+def _init_evaluator(bots: tuple, games: dict) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
+    _worker["bots"] = [(label, make_bot(spec, seed=SEED), budget) for label, spec, budget in bots]
+    _worker["games"] = games
+
+
+def _evaluate_one(pos: Position) -> list[dict[str, Any]]:
+    state = pos.state(_worker["games"])
+    rows = []
+    for label, bot, budget in _worker["bots"]:
+        a = bot.analyze(state, budget)
+        best = a.moves[0]
+        rows.append({"players": pos.players, "game": pos.game, "ply": pos.ply, "mover": pos.mover,
+                     "turn": state.turn_number, "bot": label, "kind": bot.move_kind(best),
+                     "money": best.expected_money, "win": best.win_probabilities,
+                     "final_money": pos.money, "final_win": pos.win, "ms": a.elapsed_ms,
+                     "iterations": a.iterations, "depth": a.depth})
+    return rows
+
+
+def evaluate(data: str, bots: tuple, workers: int) -> None:
+    """Every bot on every labelled position (all cores); their raw numbers."""
+    import multiprocessing
+
+    games = read_games(data)
+    todo = positions(games)
+    rows: list[dict[str, Any]] = []
+    pool = multiprocessing.get_context("fork").Pool(max(1, workers), initializer=_init_evaluator,
+                                                     initargs=(bots, games))
+    try:
+        for out in tqdm(pool.imap(_evaluate_one, todo, chunksize=4), total=len(todo),
+                        desc="evaluate", unit="position", file=sys.stderr):
+            rows.extend(out)
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+    final_turns = {}
+    for key, rec in games.items():
+        final_turns[f"{key[0]}/{key[1]}"] = replay(rec).turn_number
+    write_jsonl(os.path.join(data, "evals.jsonl.gz"), rows)
+    with open(os.path.join(data, "final_turns.json"), "w", encoding="utf-8") as fh:
+        json.dump(final_turns, fh)
+
+
+# ---------------------------------------------------------------------------- fit
+
+def held_out(game: int) -> bool:
+    """The split: odd games are held out, even games train the maps."""
+    return game % 2 == 1
+
+
+def _sample(row: dict[str, Any], cal_turns: dict[int, float]) -> Sample:
+    n = row["players"]
+    t = min(MAX_STAGE, row["turn"] / cal_turns[n])
+    return Sample(t=t, mover=row["mover"], money=tuple(row["money"]),
+                  win=tuple(row["win"]) or None, final_money=tuple(row["final_money"]),
+                  final_win=tuple(row["final_win"]))
+
+
+def fit_step(data: str, install: bool) -> Calibration:
+    """Fit every (kind, players) map on the training half; write calibration.json."""
+    rows = [r for r in read_jsonl(os.path.join(data, "evals.jsonl.gz")) if not held_out(r["game"])]
+    with open(os.path.join(data, "final_turns.json"), encoding="utf-8") as fh:
+        final_turns = json.load(fh)
+    turns = {}
+    for n in PLAYER_COUNTS:
+        lengths = [v for k, v in final_turns.items()
+                   if int(k.split("/")[0]) == n and not held_out(int(k.split("/")[1]))]
+        turns[n] = sum(lengths) / len(lengths)
+    samples: dict[tuple[str, int], list[Sample]] = {}
+    for r in rows:
+        samples.setdefault((r["kind"], r["players"]), []).append(_sample(r, turns))
+    info = {"fitted_by": "bench/calibration.py fit", "selfplay_bot": SELFPLAY_BOT,
+            "bots": sorted({r["bot"] for r in rows}), "training_positions": len(rows),
+            "split": "even games train, odd games are held out",
+            "date": time.strftime("%Y-%m-%d")}
+    cal = fit(samples, turns, info=info)
+    path = os.path.join(data, "calibration.json")
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(cal.to_dict(), fh, indent=1)
+        fh.write("\n")
+    if install:
+        shutil.copyfile(path, PACKAGED)
+        print(f"calibration: installed {path} as {PACKAGED}", file=sys.stderr)
+    return cal
+
+
+# ---------------------------------------------------------------------------- report
+
+def _scored(rows: list[dict[str, Any]], cal: Calibration | None) -> dict[str, np.ndarray]:
+    """Per row: the mover's forecast p and outcome y, money forecasts and finals."""
+    p, y, money, final, games = [], [], [], [], []
+    for r in rows:
+        n, mover = r["players"], r["mover"]
+        m, w = r["money"], r["win"] or None
+        if cal is not None:
+            m, w = cal.calibrate(r["kind"], n, cal.stage(n, r["turn"]), mover, m, w)
+        money.append(m)
+        final.append(r["final_money"])
+        games.append(r["game"])
+        if n > 1:
+            p.append(w[mover])
+            y.append(r["final_win"][mover])
+    return {"p": np.array(p), "y": np.array(y), "money": np.array(money),
+            "final": np.array(final), "games": np.array(games)}
+
+
+def _with_interval(metric: Any, games: np.ndarray, *cols: np.ndarray, rounds: int) -> dict[str, float]:
+    lo, hi = bootstrap_by_group(metric, games, *cols, rounds=rounds)
+    return {"value": metric(*cols), "lo": lo, "hi": hi}
+
+
+def _metrics(sc: dict[str, np.ndarray], players: int, rounds: int) -> dict[str, Any]:
+    out = {"positions": int(len(sc["games"])), "games": int(len(set(sc["games"].tolist()))),
+           "mae_money": _with_interval(mae, sc["games"], sc["money"], sc["final"], rounds=rounds)}
+    if players > 1:
+        g = sc["games"]
+        out["brier"] = _with_interval(brier, g, sc["p"], sc["y"], rounds=rounds)
+        out["log_loss"] = _with_interval(log_loss, g, sc["p"], sc["y"], rounds=rounds)
+        out["ece"] = _with_interval(ece, g, sc["p"], sc["y"], rounds=rounds)
+        out["reliability"] = reliability(sc["p"], sc["y"])
+    return out
+
+
+def report_step(data: str, rounds: int) -> dict[str, Any]:
+    """Every figure on the held-out half, raw and calibrated; reliability diagrams."""
+    cal = Calibration.load(os.path.join(data, "calibration.json"))
+    rows = [r for r in read_jsonl(os.path.join(data, "evals.jsonl.gz")) if held_out(r["game"])]
+    labels = list(dict.fromkeys(r["bot"] for r in rows))
+    report: dict[str, Any] = {"selfplay_bot": SELFPLAY_BOT, "calibration": cal.info, "players": {}}
+    for n in PLAYER_COUNTS:
+        mine = [r for r in rows if r["players"] == n]
+        if not mine:
+            continue
+        entry: dict[str, Any] = {"bots": {}, "agreement": {}}
+        scored = {}
+        for label in labels:
+            part = [r for r in mine if r["bot"] == label]
+            scored[label] = _scored(part, cal)
+            raw = _scored(part, None)
+            entry["bots"][label] = {
+                "calibrated": _metrics(scored[label], n, rounds), "raw": _metrics(raw, n, rounds),
+                "mean_ms": float(np.mean([r["ms"] for r in part])),
+                "mean_iterations": float(np.mean([r["iterations"] for r in part])),
+                "mean_depth": float(np.mean([r["depth"] for r in part]))}
+        if n > 1:
+            base = scored[labels[0]]
+            const = np.full(len(base["y"]), 1.0 / n)
+            entry["constant"] = {"answer": 1.0 / n, "brier": brier(const, base["y"]),
+                                 "log_loss": log_loss(const, base["y"])}
+            for i, a in enumerate(labels):
+                for b in labels[i + 1:]:
+                    entry["agreement"][f"{a} / {b}"] = agreement(scored[a]["p"], scored[b]["p"])
+        report["players"][str(n)] = entry
+    with open(os.path.join(data, "report.json"), "w", encoding="utf-8") as fh:
+        json.dump(report, fh, indent=1)
+    plot_reliability(report, data)
+    print(format_report(report))
+    return report
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """The report as Markdown tables (one per player count)."""
+    def ci(m: dict[str, float], digits: int = 3) -> str:
+        return f"{m['value']:.{digits}f} [{m['lo']:.{digits}f}, {m['hi']:.{digits}f}]"
+
+    lines = []
+    for n, entry in report["players"].items():
+        lines.append(f"\n### {'solo' if n == '1' else n + ' players'} (held-out half)\n")
+        if n == "1":
+            lines.append("| bot | positions | MAE money $ calibrated | raw | mean ms |")
+            lines.append("|---|---:|---|---|---:|")
+        else:
+            lines.append("| bot | positions | Brier | log loss | ECE | MAE money $ | raw Brier | raw ECE | mean ms |")
+            lines.append("|---|---:|---|---|---|---|---|---|---:|")
+        for label, b in entry["bots"].items():
+            c, r = b["calibrated"], b["raw"]
+            if n == "1":
+                lines.append(f"| {label} | {c['positions']} | {ci(c['mae_money'], 1)} | "
+                             f"{ci(r['mae_money'], 1)} | {b['mean_ms']:.0f} |")
+            else:
+                lines.append(f"| {label} | {c['positions']} | {ci(c['brier'])} | {ci(c['log_loss'])} | "
+                             f"{ci(c['ece'])} | {ci(c['mae_money'], 1)} | {r['brier']['value']:.3f} | "
+                             f"{r['ece']['value']:.3f} | {b['mean_ms']:.0f} |")
+        if n != "1":
+            k = entry["constant"]
+            lines.append(f"| constant {k['answer']:.3f} | | {k['brier']:.3f} | {k['log_loss']:.3f} | | | | | |")
+            for pair, share in entry["agreement"].items():
+                lines.append(f"\nagree within 0.1 ({pair}): {100 * share:.0f}% of positions")
+    return "\n".join(lines)
+
+
+def plot_reliability(report: dict[str, Any], data: str) -> None:
+    """reliability-<bot>.png: forecast vs outcome per bin, raw and calibrated, one panel
+    per player count."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    counts = [n for n in report["players"] if n != "1"]
+    labels = list(next(iter(report["players"].values()))["bots"])
+    for label in labels:
+        fig, axes = plt.subplots(1, len(counts), figsize=(4 * len(counts), 4), squeeze=False)
+        for ax, n in zip(axes[0], counts):
+            b = report["players"][n]["bots"][label]
+            for which, style in (("raw", "o--"), ("calibrated", "s-")):
+                pts = [(mp, my) for cnt, mp, my in b[which]["reliability"] if cnt]
+                ax.plot([x for x, _ in pts], [y for _, y in pts], style, label=which)
+            ax.plot([0, 1], [0, 1], color="grey", linewidth=0.8)
+            ax.set(title=f"{n} players", xlabel="forecast win probability",
+                   ylabel="observed win share", xlim=(0, 1), ylim=(0, 1))
+            ax.legend(loc="upper left")
+        fig.suptitle(f"{label}: reliability on the held-out half")
+        fig.tight_layout()
+        fig.savefig(os.path.join(data, f"reliability-{label.replace(' ', '-')}.png"), dpi=80)
+        plt.close(fig)
+
+
+# ---------------------------------------------------------------------------- main
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("step", choices=("generate", "evaluate", "fit", "report", "all"))
+    ap.add_argument("--quick", action="store_true", help="a small run (a few games per player count)")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: every core)")
+    ap.add_argument("--install", action="store_true",
+                    help="fit: also install the fitted maps as the package's calibration.json")
+    ap.add_argument("--data", default=DEFAULT_DATA, help="folder of the step files (default: %(default)s)")
+    args = ap.parse_args(argv)
+    os.makedirs(args.data, exist_ok=True)
+    t0 = time.perf_counter()
+    if args.step in ("generate", "all"):
+        generate(args.data, QUICK_GAMES if args.quick else GAMES, args.workers)
+    if args.step in ("evaluate", "all"):
+        evaluate(args.data, QUICK_BOTS if args.quick else BOTS, args.workers)
+    if args.step in ("fit", "all"):
+        fit_step(args.data, args.install)
+    if args.step in ("report", "all"):
+        report_step(args.data, rounds=200 if args.quick else 1000)
+    print(f"calibration {args.step}: {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

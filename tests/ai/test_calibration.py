@@ -1,0 +1,221 @@
+"""Calibrated hint numbers (ai.calibration): the file the bots load, the maps, and the
+meaning of win_probability and expected_money where it is known exactly."""
+import json
+import math
+import random
+
+import pytest
+
+from gallerist import engine
+from gallerist.ai import ExpectimaxBot, GreedyBot, MctsBot, RandomBot
+from gallerist.ai.calibration import (
+    ENV_VAR, KINDS, PACKAGED, PLAYER_COUNTS, Calibration, CalibrationError, SeatMap,
+    softmax_win,
+)
+from gallerist.ai.calibration_fit import Sample, fit_money, fit_win
+
+BOTS = {
+    "mcts": lambda **kw: MctsBot(iterations=300, seed=3, **kw),
+    "expectimax": lambda **kw: ExpectimaxBot(depth=1, seed=3, **kw),
+    "greedy": lambda **kw: GreedyBot(seed=3, **kw),
+    "random": lambda **kw: RandomBot(seed=3, **kw),
+}
+
+
+def _decision_point(players: int, seed: int, skip: int) -> engine.GameState:
+    """A decision point some `skip` decisions into a random game."""
+    rng = random.Random(seed)
+    state = engine.new_game(players, seed)
+    decisions = 0
+    while True:
+        if state.is_chance():
+            state.apply_random_chance(rng.randrange(1 << 30))
+            continue
+        if decisions >= skip and len(state.legal_actions()) > 1:
+            return state
+        state.apply(rng.choice(state.legal_actions()))
+        decisions += 1
+
+
+def _last_turn_with_lead(lead: int) -> engine.GameState:
+    """A 2-player decision point in the game's last turns (R-END-1) where player 0 leads
+    by `lead` dollars: the game is as good as decided."""
+    rng = random.Random(11)
+    for seed in range(40):
+        state = engine.new_game(2, seed)
+        while not state.is_terminal():
+            if state.is_chance():
+                state.apply_random_chance(rng.randrange(1 << 30))
+                continue
+            if 0 <= state.turns_left <= 1 and len(state.legal_actions()) > 1:
+                d = state.to_dict()
+                d["players"][0]["money"] = d["players"][1]["money"] + lead
+                return engine.GameState.from_json(json.dumps(d))
+            state.apply(rng.choice(state.legal_actions()))
+    raise AssertionError("no random game reached its last turns")
+
+
+# ---------------------------------------------------------------------------- the file
+
+def test_packaged_calibration_loads_with_every_kind_and_player_count():
+    cal = Calibration.load(PACKAGED)
+    assert {(k, n) for k in KINDS for n in PLAYER_COUNTS} <= set(cal.maps)
+    assert all(cal.maps[(k, 1)].win is None for k in KINDS)       # solo: nobody to beat
+    assert all(cal.turns[n] > 0 for n in PLAYER_COUNTS)
+
+
+def test_missing_calibration_file_is_a_clear_error_naming_it(tmp_path):
+    path = tmp_path / "nowhere.json"
+    with pytest.raises(CalibrationError, match=f"calibration file {path} is missing"):
+        Calibration.load(str(path))
+
+
+def test_corrupt_calibration_file_is_a_clear_error_naming_it(tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text('{"format": "gallerist-calibration/1", "turns": ')
+    with pytest.raises(CalibrationError, match=f"calibration file {path} is not valid JSON"):
+        Calibration.load(str(path))
+
+
+@pytest.mark.parametrize("edit, field", [
+    (lambda d: d.update(format="something-else"), "format"),
+    (lambda d: d["turns"].pop("3"), "turns.3: missing"),
+    (lambda d: d["turns"].update({"2": -4}), "turns.2: must be > 0"),
+    (lambda d: d["maps"]["mcts"]["2"]["win"].pop("c"), "maps.mcts.2.win.c: missing"),
+    (lambda d: d["maps"]["static"]["4"]["money"].update(beta="x"),
+     "maps.static.4.money.beta: must be a finite number"),
+    (lambda d: d["maps"].pop("expectimax"), "maps.expectimax: missing"),
+])
+def test_calibration_file_fields_are_checked_by_name(tmp_path, edit, field):
+    data = json.loads(open(PACKAGED, encoding="utf-8").read())
+    edit(data)
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(CalibrationError) as info:
+        Calibration.load(str(path))
+    assert str(path) in str(info.value) and field in str(info.value)
+
+
+def test_a_bot_with_a_corrupt_calibration_fails_at_its_first_analysis_naming_the_file(tmp_path, monkeypatch):
+    path = tmp_path / "corrupt.json"
+    path.write_text("not json")
+    monkeypatch.setenv(ENV_VAR, str(path))
+    bot = MctsBot(iterations=10)
+    with pytest.raises(CalibrationError, match=str(path)):
+        bot.calibration
+    with pytest.raises(CalibrationError, match=str(path)):
+        bot.analyze(_decision_point(2, seed=1, skip=5))
+
+
+def test_raw_bots_need_no_calibration_file(tmp_path, monkeypatch):
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "absent.json"))
+    assert MctsBot(iterations=10, calibrated=False).calibration is None
+
+
+def test_calibration_round_trips_through_its_file_form():
+    cal = Calibration.load(PACKAGED)
+    again = Calibration.from_dict(json.loads(json.dumps(cal.to_dict())))
+    assert again.maps == cal.maps and again.turns == cal.turns
+
+
+# ---------------------------------------------------------------------------- the maps
+
+def test_win_map_sums_to_one_and_favours_the_richer_seat():
+    p = softmax_win((0.0, 0.0, 0.5, 0.2, 0.1), 0.5, 0, [(0.0, 3.0), (0.0, 1.0), (0.0, 2.0)])
+    assert sum(p) == pytest.approx(1.0)
+    assert p[0] > p[2] > p[1]
+
+
+def test_fit_recovers_a_known_win_map():
+    rng = random.Random(5)
+    truth = (0.0, 0.0, 0.8, 0.6, 0.3)
+    samples = []
+    for _ in range(4000):
+        money = (rng.uniform(0, 60), rng.uniform(0, 60))
+        t, mover = rng.random(), rng.randrange(2)
+        p = softmax_win(truth, t, mover, [(0.0, m / 10) for m in money])
+        won = 0 if rng.random() < p[0] else 1
+        samples.append(Sample(t, mover, money, None, money, (1.0 - won, float(won))))
+    got = fit_win("expectimax", samples)
+    assert got[2] == pytest.approx(truth[2], abs=0.15)
+    assert got[3] == pytest.approx(truth[3], abs=0.3)
+    assert got[4] == pytest.approx(truth[4], abs=0.15)
+
+
+def test_fit_recovers_an_exact_money_map():
+    rows = [Sample(t / 10, 0, (m, m + 5), None, (3 + 1.5 * m + 20 * t / 10 + 0.5 * (t / 10) * m,
+                                                  3 + 1.5 * (m + 5) + 20 * t / 10 + 0.5 * (t / 10) * (m + 5)),
+                   (1.0, 0.0))
+            for t in range(10) for m in range(0, 50, 7)]
+    assert fit_money(rows) == pytest.approx((3.0, 1.5, 20.0, 0.5), abs=1e-6)
+
+
+def test_stage_runs_from_zero_to_a_clipped_end():
+    cal = Calibration.load(PACKAGED)
+    assert cal.stage(2, 0) == 0.0
+    assert cal.stage(2, 10_000) == pytest.approx(1.2)
+
+
+# ---------------------------------------------------------------------------- the bots
+
+@pytest.mark.parametrize("name", sorted(BOTS))
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_win_probabilities_are_probabilities_that_sum_to_one(name, players):
+    state = _decision_point(players, seed=players, skip=25)
+    a = BOTS[name]().analyze(state)
+    for m in a.moves:
+        assert all(0.0 <= w <= 1.0 for w in m.win_probabilities)
+        assert sum(m.win_probabilities) == pytest.approx(1.0)
+        assert m.win_probability == m.win_probabilities[a.player]
+        assert len(m.expected_money) == players and all(map(math.isfinite, m.expected_money))
+    assert a.root.win_probabilities == a.moves[0].win_probabilities
+    assert a.root.expected_money == a.moves[0].expected_money
+
+
+@pytest.mark.parametrize("name", sorted(BOTS))
+def test_solo_has_no_win_probability(name):
+    a = BOTS[name]().analyze(_decision_point(1, seed=2, skip=10))
+    assert all(m.win_probability is None and m.win_probabilities == [] for m in a.moves)
+    assert a.root.win_probabilities == [] and len(a.root.expected_money) == 1
+
+
+@pytest.mark.parametrize("name", ["mcts", "expectimax", "greedy"])
+def test_a_decided_position_reads_near_certain(name):
+    state = _last_turn_with_lead(150)
+    a = BOTS[name]().analyze(state)
+    p_leader = a.root.win_probabilities[0]
+    assert p_leader > 0.95, (name, a.root)
+
+
+@pytest.mark.parametrize("name", sorted(BOTS))
+def test_calibrated_numbers_are_the_map_applied_to_the_raw_ones(name):
+    state = _decision_point(3, seed=7, skip=30)
+    raw = BOTS[name](calibrated=False).analyze(state)
+    bot = BOTS[name]()
+    cal = bot.calibration
+    got = bot.analyze(state)
+    t = cal.stage(3, state.turn_number)
+    for r, m in zip(raw.moves, got.moves):
+        assert r.action == m.action
+        money, win = cal.calibrate(bot.move_kind(r), 3, t, raw.player, r.expected_money,
+                                   r.win_probabilities)
+        assert m.expected_money == pytest.approx(money)
+        assert m.win_probabilities == pytest.approx(win)
+
+
+def test_calibrated_option_is_a_spec_option():
+    from gallerist.ai.spec import make_bot
+
+    assert make_bot("mcts:calibrated=false").calibration is None
+    assert isinstance(make_bot("greedy").calibration, Calibration)
+
+
+def test_a_map_changes_what_the_bot_reports():
+    cal = Calibration.load(PACKAGED)
+    maps = dict(cal.maps)
+    maps[("static", 2)] = SeatMap(win=(0.0, 0.0, 0.0, 0.0, 0.0), money=(7.0, 0.0, 0.0, 0.0))
+    bot = GreedyBot(seed=1)
+    bot.calibration = Calibration(maps, cal.turns)
+    a = bot.analyze(_decision_point(2, seed=1, skip=20))
+    assert all(m.win_probabilities == pytest.approx([0.5, 0.5]) for m in a.moves)
+    assert all(m.expected_money == pytest.approx([7.0, 7.0]) for m in a.moves)

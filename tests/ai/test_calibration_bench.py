@@ -1,0 +1,72 @@
+"""bench/calibration.py's fit and report steps on a small synthetic set: the fitted maps
+load as a calibration file, and the report's figures are the metrics of the held-out
+games only."""
+import gzip
+import importlib.util
+import json
+import os
+import random
+import sys
+
+import pytest
+
+from gallerist.ai.calibration import Calibration
+from gallerist.ai.forecast_metrics import brier
+
+BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "calibration.py")
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("calibration_bench", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module   # its dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def _rows():
+    """Positions of 40 games per player count, for one 'bot' per kind, whose raw money
+    predicts the winner more and more surely as the game goes on."""
+    rng = random.Random(3)
+    rows, turns = [], {}
+    for n in (1, 2, 3, 4):
+        for game in range(40):
+            final = [rng.randint(60, 160) for _ in range(n)]
+            best = max(final)
+            win = [1.0 / final.count(best) if m == best else 0.0 for m in final] if n > 1 else []
+            turns[f"{n}/{game}"] = 30
+            for ply in range(0, 30, 6):
+                frac = ply / 30
+                money = [frac * m + (1 - frac) * 80 + rng.gauss(0, 8) for m in final]
+                for label, kind in (("m", "mcts"), ("e", "expectimax"), ("g", "static")):
+                    share = [1.0 / n] * n if n > 1 else []
+                    rows.append({"players": n, "game": game, "ply": ply, "mover": ply % n,
+                                 "turn": ply, "bot": label, "kind": kind, "money": money,
+                                 "win": share, "final_money": final, "final_win": win,
+                                 "ms": 1.0, "iterations": 0, "depth": 0})
+    return rows, turns
+
+
+def test_fit_then_report_on_the_held_out_half(bench, tmp_path):
+    rows, turns = _rows()
+    with gzip.open(tmp_path / "evals.jsonl.gz", "wt") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in rows)
+    (tmp_path / "final_turns.json").write_text(json.dumps(turns))
+    cal = bench.fit_step(str(tmp_path), install=False)
+    again = Calibration.load(str(tmp_path / "calibration.json"))
+    assert again.maps == cal.maps and again.turns[2] == pytest.approx(30)
+    report = bench.report_step(str(tmp_path), rounds=50)
+    two = report["players"]["2"]
+    held = [r for r in rows if r["players"] == 2 and r["bot"] == "e" and r["game"] % 2 == 1]
+    assert two["bots"]["e"]["calibrated"]["positions"] == len(held)
+    p = [cal.calibrate("expectimax", 2, cal.stage(2, r["turn"]), r["mover"], r["money"], None)[1][r["mover"]]
+         for r in held]
+    assert two["bots"]["e"]["calibrated"]["brier"]["value"] == pytest.approx(brier(p, [r["final_win"][r["mover"]] for r in held]))
+    lo, hi = two["bots"]["e"]["calibrated"]["brier"]["lo"], two["bots"]["e"]["calibrated"]["brier"]["hi"]
+    assert lo <= two["bots"]["e"]["calibrated"]["brier"]["value"] <= hi
+    # money that predicts the winner beats the constant answer once calibrated
+    assert two["bots"]["e"]["calibrated"]["brier"]["value"] < two["constant"]["brier"]
+    assert "mae_money" in report["players"]["1"]["bots"]["g"]["calibrated"]
+    assert set(two["agreement"]) == {"m / e", "m / g", "e / g"}
+    assert (tmp_path / "reliability-e.png").stat().st_size > 1000
