@@ -133,8 +133,9 @@ async function chooseMove(call, state, legal, turn) {
     return { request: { state, chanceSeed: String(Math.floor(turn.rand() * 2 ** 40)) } };
   }
   if (turn.hintAt.has(turn.decisions++)) {
+    turn.hints += 1;   // MCTS, greedy, MCTS, ...
     const hint = await call('SuggestMoves', {
-      state, botSpec: turn.hints++ % 2 ? 'greedy' : 'mcts', maxMoves: 3, seed: turn.hints,
+      state, botSpec: turn.hints % 2 ? 'mcts' : 'greedy', maxMoves: 3, seed: turn.hints,
       budget: { iterations: turn.iterations, timeMs: 2000 } });
     assert.equal(hint.player, position.player, 'SuggestMoves ranked another seat');
     assert.ok(hint.moves.length > 0 && hint.legalMoveCount === actions.length,
