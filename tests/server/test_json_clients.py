@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import grpc
 import pytest
@@ -96,8 +97,9 @@ def test_apply_action_field_2_is_the_action_on_the_wire(service: GalleristServer
     state = demo.to_proto().SerializeToString()
     raw = b"\x0a" + _varint(len(state)) + state + b"\x10" + _varint(action)
     with grpc.insecure_channel(f"localhost:{service.port}") as channel:
-        call = channel.unary_unary("/gallerist.v1.GalleristAI/ApplyAction",
-                                   response_deserializer=hints_pb2.ApplyActionResponse.FromString)
+        call: Any = channel.unary_unary(
+            "/gallerist.v1.GalleristAI/ApplyAction",
+            response_deserializer=hints_pb2.ApplyActionResponse.FromString)
         response = call(raw, timeout=10)
     assert response.action == action
     assert response.notation == demo.action_to_string(action)

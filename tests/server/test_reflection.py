@@ -21,9 +21,9 @@ def _v1_class(name: str) -> Any:
 
 def _ask_v1(channel: grpc.Channel, *requests: bytes) -> list[Any]:
     """Responses of a v1 ServerReflectionInfo stream, read as v1 messages."""
-    call = channel.stream_stream(f"/{V1}.ServerReflection/ServerReflectionInfo",
-                                 response_deserializer=_v1_class("ServerReflectionResponse")
-                                 .FromString)
+    response = _v1_class("ServerReflectionResponse")
+    call: Any = channel.stream_stream(f"/{V1}.ServerReflection/ServerReflectionInfo",
+                                      response_deserializer=response.FromString)
     return list(call(iter(requests), timeout=10))
 
 
