@@ -105,7 +105,7 @@ class HintClient:
         """ApplyAction with exactly one of an action id, its notation or a chance seed."""
         request = hints_pb2.ApplyActionRequest(state=state)
         if action is not None:
-            request.action_id = action
+            request.action = action
         elif notation is not None:
             request.notation = notation
         elif chance_seed is not None:

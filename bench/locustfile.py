@@ -401,7 +401,7 @@ class PlayerUser(GalleristUser):
             if kind == hints_pb2.POSITION_KIND_CHANCE:
                 request.chance_seed = self.rng.randrange(1 << 62)
             else:
-                request.action_id = self.rng.choice(legal.actions).action
+                request.action = self.rng.choice(legal.actions).action
             self.state = self.stub.ApplyAction(request, timeout=timeout,
                                                metadata=self.metadata).state
         except grpc.RpcError:

@@ -340,7 +340,7 @@ cdef int _artist_rules(const StateC* s) except -1:
             held[s.ar_promo[a]] += 1      # it holds a token of its level
     for level in range(1, 6):
         if s.promo_stock[level] + held[level] != PROMO_TOKENS:
-            fail(f"promotion_tokens.level_{level}", f"{s.promo_stock[level]} in the supply + "
+            fail(f"promotion_tokens.level{level}", f"{s.promo_stock[level]} in the supply + "
                  f"{held[level]} on promoted artists != {PROMO_TOKENS}")
 
 

@@ -58,7 +58,7 @@ cdef enum:
     MAX_MONEY = 9999           # the schema's range of money and score amounts ($)
 
 SCORE_FIELDS = tuple(f.name for f in _pb.FinalScore.DESCRIPTOR.fields)[:8]  # the steps, total
-_LEVEL_FIELDS = tuple(f.name for f in _pb.PromotionTokens.DESCRIPTOR.fields)  # level_1 ..
+_LEVEL_FIELDS = tuple(f.name for f in _pb.PromotionTokens.DESCRIPTOR.fields)  # level1 ..
 _ARG_NAMES = ("a", "b", "c")
 
 # Task arguments (a, b, c) by kind: the range each one's code uses (resolve, run_auto and

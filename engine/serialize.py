@@ -94,6 +94,7 @@ def state_from_json(text: str | bytes | bytearray) -> GameState:
         raise InvalidStateError(f"not valid JSON: {exc}") from None
     if not isinstance(obj, dict):
         raise InvalidStateError(f"JSON text must hold an object, got {type(obj).__name__}")
+    _rename_old_fields(obj)
     msg = pb.GameState()
     try:
         json_format.ParseDict(obj, msg)
@@ -121,6 +122,21 @@ def state_from_proto(msg: pb.GameState) -> GameState:
     except Exception as exc:  # noqa: BLE001 - a bug here must still not crash a server
         raise InvalidStateError(
             f"state could not be validated ({type(exc).__name__}: {exc})") from exc
+
+
+#: PromotionTokens' fields `level_1`..`level_5` were renamed `level1`..`level5` in
+#: state.proto (so that protobufjs's names are protobuf's JSON names); JSON written with
+#: the old names still reads.
+_OLD_LEVEL_NAMES = {f"level_{n}": f"level{n}" for n in range(1, 6)}
+
+
+def _rename_old_fields(obj: dict[str, Any]) -> None:
+    """Rename, in place, the promotion token fields spelled the old way."""
+    for key in ("promotionTokens", "promotion_tokens"):
+        tokens = obj.get(key)
+        if isinstance(tokens, dict):
+            for old in _OLD_LEVEL_NAMES.keys() & tokens.keys():
+                tokens[_OLD_LEVEL_NAMES[old]] = tokens.pop(old)
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

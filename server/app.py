@@ -18,10 +18,10 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from gallerist.server.auth import TokenInterceptor
 from gallerist.server.limits import Limits
+from gallerist.server.reflection import enable_reflection
 from gallerist.server.servicer import SERVICE_NAME, GalleristServicer, add_servicer
 from gallerist.server.slots import SearchSlots
 from gallerist.server.state_cache import StateCache
@@ -158,8 +158,7 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, HEALTH_SERVICE_NAME, reflection.SERVICE_NAME), server)
+    enable_reflection((SERVICE_NAME, HEALTH_SERVICE_NAME), server)   # v1 and v1alpha
     if tls_cert is not None and tls_key is not None:
         credentials = grpc.ssl_server_credentials(
             [(Path(tls_key).read_bytes(), Path(tls_cert).read_bytes())])

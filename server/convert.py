@@ -167,11 +167,11 @@ def action_from_request(request: Any) -> int:
     Raises:
         RequestError: no action given, an id out of range, or unknown notation.
     """
-    which = request.WhichOneof("action")
-    if which == "action_id":
-        a = int(request.action_id)
+    which = request.WhichOneof("choice")
+    if which == "action":
+        a = int(request.action)
         if not 0 <= a < engine.NUM_DISTINCT_ACTIONS:
-            raise RequestError("action_id", f"{a} is outside 0..{engine.NUM_DISTINCT_ACTIONS - 1}")
+            raise RequestError("action", f"{a} is outside 0..{engine.NUM_DISTINCT_ACTIONS - 1}")
         return a
     if which == "notation":
         text = request.notation
@@ -182,4 +182,4 @@ def action_from_request(request: Any) -> int:
             return int(string_to_action(text))
         except engine.IllegalActionError as exc:
             raise RequestError("notation", str(exc)) from None
-    raise RequestError("action", "missing: set action_id, notation or chance_seed")
+    raise RequestError("action", "missing: set action, notation or chance_seed")

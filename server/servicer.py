@@ -275,7 +275,7 @@ class GalleristServicer:
         """Apply one action or chance outcome (hints.proto)."""
         state = convert.state_from_message(request.state, request.HasField("state"),
                                            cache=self.cache)
-        if request.WhichOneof("action") == "chance_seed":
+        if request.WhichOneof("choice") == "chance_seed":
             seed = check_seed(request.chance_seed, "chance_seed")
             if not state.is_chance():
                 raise RequestError("chance_seed", "the position is not at a chance event ("
@@ -286,7 +286,7 @@ class GalleristServicer:
             try:
                 state.apply(action)
             except engine.IllegalActionError as exc:
-                raise RequestError(request.WhichOneof("action") or "action", str(exc)) from None
+                raise RequestError(request.WhichOneof("choice") or "action", str(exc)) from None
         call.extra = f" action={action}"
         return hints_pb2.ApplyActionResponse(
             state=self._state_message(state), position=convert.position(state), action=action,

@@ -548,7 +548,7 @@ CORPUS: list[tuple[str, Callable[[Json], None], str]] = [
     ("fame below initial", _fame_below_initial, ".fame"),
     ("promotion below printed", _promotion_below_printed, ".promotion"),
     ("promotion 6", _set("artists.0.promotion", 6), "artists[0].promotion: 6 is outside 0..5"),
-    ("promotion tokens", _promotion_tokens, "promotion_tokens.level_5"),
+    ("promotion tokens", _promotion_tokens, "promotion_tokens.level5"),
     ("extra visitor", _extra_visitor, "vip visitors total"),
     ("missing ticket", _add("boxOffice.investor", -1), "investor tickets total"),
     ("extra ticket", _add("ticketDiscards.vip", 1), "vip tickets total"),

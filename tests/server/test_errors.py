@@ -42,7 +42,7 @@ def test_missing_state(client: HintClient) -> None:
     expect_status(BAD, lambda: client.stub.LegalActions(hints_pb2.LegalActionsRequest()),
                   "state: missing")
     expect_status(BAD, lambda: client.stub.ApplyAction(
-        hints_pb2.ApplyActionRequest(action_id=1)), "state: missing")
+        hints_pb2.ApplyActionRequest(action=1)), "state: missing")
 
 
 def test_hint_at_chance_event_or_end(client: HintClient) -> None:
@@ -147,19 +147,20 @@ def test_illegal_action(client: HintClient, demo: engine.GameState) -> None:
     msg = demo.to_proto()
     illegal = next(a for a in range(engine.NUM_DISTINCT_ACTIONS) if a not in demo.legal_actions())
     details = expect_status(BAD, lambda: client.apply_action(msg, action=illegal),
-                            "action_id", "is not legal now", "legal:")
+                            "action: ", "is not legal now", "legal:")
     assert all(demo.action_to_string(a) in details for a in demo.legal_actions())
-    expect_status(BAD, lambda: client.apply_action(msg, action=100000), "action_id",
+    expect_status(BAD, lambda: client.apply_action(msg, action=100000), "action: ",
                   "outside 0..182")
     expect_status(BAD, lambda: client.apply_action(msg, notation="move:moon"), "notation",
                   "unknown action notation")
     expect_status(BAD, lambda: client.apply_action(msg, notation="m" * 5000), "notation",
                   "characters")
-    expect_status(BAD, lambda: client.apply_action(msg), "action: missing")
+    expect_status(BAD, lambda: client.apply_action(msg),
+                  "action: missing: set action, notation or chance_seed")
     expect_status(BAD, lambda: client.apply_action(msg, chance_seed=1), "chance_seed",
                   "not at a chance event")
     end = terminal_state().to_proto()
-    expect_status(BAD, lambda: client.apply_action(end, action=0), "action_id", "game is over")
+    expect_status(BAD, lambda: client.apply_action(end, action=0), "action: ", "game is over")
     chance = chance_state()
     expect_status(BAD, lambda: client.apply_action(chance.to_proto(), chance_seed=2**63),
                   "chance_seed", "2^63")

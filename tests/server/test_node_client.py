@@ -1,0 +1,82 @@
+"""The service driven from Node.js (issue 15): clients/node/play.js, on @grpc/grpc-js and
+@grpc/proto-loader with the repository's .proto files, plays a whole game through a server.
+
+Node.js and the client's npm packages must be installed (CI runs `npm ci --prefix
+clients/node`); when they are missing these tests fail, saying what to run.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gallerist import engine
+from gallerist.server import GalleristServer
+
+CLIENT = Path(__file__).resolve().parents[2] / "clients" / "node"
+PACKAGES = ("@grpc/grpc-js", "@grpc/proto-loader")
+#: The whole game takes a few seconds; past this something hangs.
+TIMEOUT_S = 90
+
+
+def _node() -> str:
+    """The node executable, checked to be Node.js 18 or newer with the packages installed."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not on PATH: install Node.js 18 or newer (e.g. `apt-get install "
+                    f"nodejs npm`), then run `npm ci --prefix {CLIENT}`", pytrace=False)
+    version = subprocess.run([node, "--version"], capture_output=True, text=True,
+                             timeout=30).stdout.strip()
+    major = re.match(r"v(\d+)\.", version)
+    if major is None or int(major.group(1)) < 18:
+        pytest.fail(f"node {version or '(unknown version)'} is too old: the client needs "
+                    "Node.js 18 or newer", pytrace=False)
+    missing = [p for p in PACKAGES if not (CLIENT / "node_modules" / p / "package.json").is_file()]
+    if missing:
+        pytest.fail(f"the Node.js client's packages are not installed ({', '.join(missing)}): "
+                    f"run `npm ci --prefix {CLIENT}`", pytrace=False)
+    return node
+
+
+def _run_client(*args: str) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run([_node(), str(CLIENT / "play.js"), *args], capture_output=True,
+                              text=True, timeout=TIMEOUT_S, cwd=CLIENT)
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"the Node.js client did not finish within {TIMEOUT_S} s; its output: "
+                    f"{exc.stdout!r} {exc.stderr!r}", pytrace=False)
+
+
+def test_node_client_plays_a_whole_game(service: GalleristServer, tmp_path: Path) -> None:
+    """From Node.js: the JSON of `gallerist new` sent back unchanged (nothing dropped on
+    the way through proto-loader, and equal to NewGame's state), then LegalActions and
+    ApplyAction to the end of the game with SuggestMoves on the way; the final state it
+    writes reads back as a finished game."""
+    start, final = tmp_path / "game.json", tmp_path / "final.json"
+    new = subprocess.run([sys.executable, "-m", "gallerist.server", "new", "--players", "2",
+                          "--seed", "5", "-o", str(start)], capture_output=True, text=True,
+                         timeout=60)
+    assert new.returncode == 0, new.stderr
+    result = _run_client("--address", f"localhost:{service.port}", "--state", str(start),
+                         "--seed", "5", "--hints", "3", "--iterations", "20",
+                         "--out", str(final))
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    assert summary["ok"] is True and summary["hints"] == 3
+    end = engine.GameState.from_json(final.read_text())
+    assert end.is_terminal()
+    initial = engine.GameState.from_json(start.read_text())
+    assert len(end.history) == len(initial.history) + summary["actions"]
+    assert summary["money"] == end.money()
+
+
+def test_node_client_bad_usage_is_one_line_and_status_2() -> None:
+    """The client's own bad usage: one error line naming the option, exit status 2."""
+    result = _run_client("--state", "game.json")
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: --address is required"
