@@ -29,7 +29,7 @@ from gallerist.server.hint_requests import hint_search
 from gallerist.server.limits import Limits, RequestError, check_interval, check_seed, check_spec
 from gallerist.server.text import Progress, format_hint
 
-__all__ = ["add", "default_timeout", "request", "rpc_failed", "run", "title"]
+__all__ = ["add", "default_timeout", "message_dict", "request", "rpc_failed", "run", "title"]
 
 
 def add(sub: Any) -> None:
@@ -132,14 +132,24 @@ def run(args: argparse.Namespace) -> int:
             except grpc.RpcError as exc:
                 return rpc_failed(exc, args.address)
     if args.json:
-        from google.protobuf import json_format
-        print(json.dumps(json_format.MessageToDict(final), indent=2))
+        print(json.dumps(message_dict(final), indent=2))
         return 0
     if args.board:
         print(state.render())
         print()
     print(format_hint(final, title=title(state), limit=args.moves))
     return 0
+
+
+def message_dict(message: Any) -> dict[str, Any]:
+    """A protobuf message as the JSON object the CLI prints: every field, zeros and empty
+    lists included (proto3's JSON form drops them, so seat 0 or action 0 would vanish)."""
+    from google.protobuf import json_format
+    try:
+        return json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
+    except TypeError:   # protobuf < 5.26 names the option differently
+        return json_format.MessageToDict(message,  # type: ignore[call-arg]
+                                         including_default_value_fields=True)
 
 
 def default_timeout(args: argparse.Namespace) -> float:
