@@ -173,9 +173,17 @@ def _checked_users(budgets: str, users: int | None, workers: int, replicas: int,
 def _fresh_prefix(out: str, name: str) -> str:
     """The path prefix of a run's files in `out` (made if missing), after removing the
     files of an earlier run of that name that would be read as this run's. The prefix is
-    absolute: locust runs in the checkout, not in the current directory."""
+    absolute: locust runs in the checkout, not in the current directory.
+
+    Raises:
+        ValueError: `out` cannot be made or written (before any server starts)."""
     out = os.path.abspath(out)
-    os.makedirs(out, exist_ok=True)
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"--out {out}: cannot make the folder: {exc.strerror or exc}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {out}: the folder is not writable; give another one")
     prefix = os.path.join(out, name)
     for suffix in ("_stats.csv", "_failures.csv", "_extra.json"):
         if os.path.exists(prefix + suffix):
