@@ -26,9 +26,15 @@ SECTION = re.compile(r"docs/rules\.md\s+§(\d+(?:\.\d+)?)")
 MISSING_FILES = re.compile(r"RULES\.md|components\.md|rules-notes|shared/rules")
 
 
+#: The folders and files of the project (not virtual environments made in the checkout).
+PROJECT = ("engine", "ai", "server", "proto", "tests", "bench", "docs", ".ci", "README.md",
+           "pyproject.toml", "setup.py")
+
+
 def _sources() -> list[tuple[Path, str]]:
     files = []
-    for path in sorted(ROOT.rglob("*")):
+    paths = [p for top in PROJECT for p in ([ROOT / top] + sorted((ROOT / top).rglob("*")))]
+    for path in paths:
         rel = path.relative_to(ROOT)
         if (path.suffix not in SUFFIXES or not path.is_file() or path == THIS
                 or any(part in SKIP_DIRS or part.endswith(".egg-info") for part in rel.parts)
