@@ -55,13 +55,14 @@ class _Seat:
         self.seat = seat
 
     def choose(self, view: engine.GameState) -> int:
-        runner = StopOnCtrlC((self.bot.analyze(view) for _ in range(1)), self.bot.stop,
+        """The bot's own choice (stopped by Ctrl-C, it is the best found so far)."""
+        runner = StopOnCtrlC((self.bot.choose(view) for _ in range(1)), self.bot.stop,
                              note="interrupted: stopping the search and the game (Ctrl-C "
                                   "again to quit at once)")
-        analyses = list(runner)
+        chosen = list(runner)
         if runner.interrupted:
-            raise _Interrupted(self.seat, analyses[-1].best.notation if analyses else "none")
-        return int(analyses[-1].best.action)
+            raise _Interrupted(self.seat, action_to_string(chosen[0]) if chosen else "none")
+        return int(chosen[0])
 
 
 def _bots(specs: list[str], seed: int) -> list[Any]:

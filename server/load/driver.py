@@ -69,6 +69,8 @@ LOCUSTFILE = os.path.join(BENCH, "locustfile.py")
 DEFAULT_OUT = os.path.join(BENCH, "results")
 #: Where ``gallerist loadtest`` writes them: a folder of the current directory.
 CLI_OUT = "loadtest-results"
+#: Seconds allowed for locust's start-up (imports, users' set-up) within its run time.
+LOCUST_STARTUP_S = 3.0
 
 
 def locust_command(target: str, users: int, players: int, spawn_rate: float, seconds: float,
@@ -123,8 +125,11 @@ def run(*, duration: float = 60.0, users: int | None = None, players: int = 1,
     say = (lambda *a, **k: None) if quiet else print
     prefix = _fresh_prefix(out, name)
     ramp_s = (users + players) / spawn_rate
-    # locust's -t counts from the start, spawning included; stats are reset after it.
-    run_s = duration + ramp_s
+    # locust's -t counts from its own start, its imports and the spawning included; the
+    # stats are reset once every user is spawned, so the measured load lasts about
+    # `duration` as long as start-up takes at most LOCUST_STARTUP_S (on a busy machine
+    # it took 4 s, and a short run measured nothing).
+    run_s = duration + ramp_s + LOCUST_STARTUP_S
     sample_s = sample_s or (10.0 if soak else 2.0)
     warmup_s = min(60.0, duration / 5.0) if warmup_s is None else warmup_s
     load_before = os.getloadavg()

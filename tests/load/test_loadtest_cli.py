@@ -84,3 +84,6 @@ def test_reports_go_where_it_runs_with_progress(tmp_path: Path) -> None:
     assert Path(summary["files"]["stats_csv"]).parent == tmp_path / "loadtest-results"
     assert "loadtest:" in proc.stderr and "/" in proc.stderr     # the bar: "n/total s"
     assert "loadtest-results" in proc.stdout                    # "reports: ..."
+    # locust's run time leaves room for its start-up (on a busy machine a short run
+    # used to end before any request): 5 s of load + LOCUST_STARTUP_S
+    assert f" -t {5 + round(driver.LOCUST_STARTUP_S)}s " in summary["locust_command"]

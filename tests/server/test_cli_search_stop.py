@@ -163,3 +163,17 @@ def test_play_ctrl_c_names_the_best_move_so_far(capsys: pytest.CaptureFixture[st
     assert "interrupted: P0 (expectimax:depth=50,time_ms=60000) was searching; its best " \
            "move so far: " in captured.err
     assert "Final scores" not in captured.out
+
+
+def test_play_through_the_stoppable_seats_plays_the_same_game(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The seats that Ctrl-C can stop choose exactly as the bots themselves: the same
+    seeded game, the same final money."""
+    from gallerist.ai import make_bot
+    from gallerist.ai.play import play_game
+
+    assert main(["play", "random", "greedy", "--seed", "3", "--board", "none"]) == 0
+    out = capsys.readouterr().out
+    final = play_game([make_bot("random", seed=300), make_bot("greedy", seed=301)], seed=3)
+    for p, score in enumerate(final.final_scores()):
+        assert f"P{p} {['random', 'greedy'][p]:<24} ${score['money']:>4}" in out
