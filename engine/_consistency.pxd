@@ -16,7 +16,7 @@ cdef extern from "data.h" nogil:        # the component numbers the reader check
 
 cdef enum:
     NUM_KINDS = 64                 # task kinds are below this
-    ASSISTANTS_PER_PLAYER = 10     # RULES.md §4
+    ASSISTANTS_PER_PLAYER = 10     # docs/rules.md §4
     TILES_PER_FORM_IN_PLAY = 7     # C§5: 8 per form, one set aside
 
 cdef str path(str fmt, long i, long j, str field)

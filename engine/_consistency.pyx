@@ -5,7 +5,7 @@ own word on it: the 2nd and 3rd layers of the state reader (engine/_reader.pyx).
 `check_consistency(s)` checks what the rules keep true between fields of a decoded
 struct (pieces on locations agree with their owners, every contract and reputation tile
 is in one place, the task stack has the shape the engine builds, the component totals of
-RULES.md §4, ...); `check_engine(s)` runs the C invariant check, then requires a live
+docs/rules.md §4, ...); `check_engine(s)` runs the C invariant check, then requires a live
 position to offer an action or a chance outcome. Both raise `InvalidStateError` whose
 message starts with the path of a field involved, built only once a check has failed.
 Component numbers come from the engine (data.h, _core.pxd).
@@ -544,7 +544,7 @@ cdef int _on_board(const StateC* s, int owner) noexcept nogil:
 
 
 cdef int _totals(const StateC* s) except -1:
-    """RULES.md §4 component totals, with field names (the C invariant check repeats them)."""
+    """docs/rules.md §4 component totals, with field names (the C invariant check repeats them)."""
     cdef int n = s.num_players, c, p, f, a, i, total, on_board
     cdef const PlayerC* pl
     for c in range(3):
@@ -560,14 +560,14 @@ cdef int _totals(const StateC* s) except -1:
             fail("bag|plaza|players[].lobby|players[].gallery|work_stacks[].top_visitors."
                  + VISITOR_FIELDS[c], f"{VISITOR_FIELDS[c]} visitors total {total} (with those "
                  f"on red artists), expected {VISITORS_TOTAL[n][c]} for {n} players "
-                 "(RULES.md §4)")
+                 "(docs/rules.md §4)")
         total = s.box[c] + s.discards[c]
         for p in range(n):
             total += s.players[p].tickets[c]
         if total != TICKETS_PER_COLOUR[n]:
             fail("box_office|ticket_discards|players[].tickets." + VISITOR_FIELDS[c],
                  f"{VISITOR_FIELDS[c]} tickets total {total}, expected {TICKETS_PER_COLOUR[n]} "
-                 f"for {n} players (RULES.md §4)")
+                 f"for {n} players (docs/rules.md §4)")
     for p in range(n):
         pl = &s.players[p]
         on_board = (_on_board(s, p) + pl.contract_asst[0] + pl.contract_asst[1]
@@ -575,13 +575,13 @@ cdef int _totals(const StateC* s) except -1:
         total = pl.desks + pl.queue + pl.removed + on_board
         if total != ASSISTANTS_PER_PLAYER:
             fail(f"players[{p}].assistants", f"desks + queue + removed + {on_board} on the "
-                 f"board = {total}, expected {ASSISTANTS_PER_PLAYER} (RULES.md §4)")
+                 f"board = {total}, expected {ASSISTANTS_PER_PLAYER} (docs/rules.md §4)")
     if n == 1:
         on_board = _on_board(s, LACERDA)
         if s.lac_supply + on_board != LACERDA_ASSISTANTS:
             fail("lacerda.supply", f"supply + {on_board} on the board = "
                  f"{s.lac_supply + on_board}, expected {LACERDA_ASSISTANTS} (Lacerda's "
-                 "assistants, RULES.md §4)")
+                 "assistants, docs/rules.md §4)")
     for a in range(8):
         total = s.ar_tokens[a]
         for p in range(n):
@@ -590,7 +590,7 @@ cdef int _totals(const StateC* s) except -1:
                 total += s.players[p].works[i] == a
         if total != 2:
             fail(f"artists[{a}].signature_tokens",
-                 f"on the artist + exhibited + commissions = {total}, expected 2 (RULES.md §4)")
+                 f"on the artist + exhibited + commissions = {total}, expected 2 (docs/rules.md §4)")
 
 
 # ================================================================ the engine's word
@@ -603,7 +603,7 @@ cdef int check_engine(StateC* s) except -1:
     cdef int code = state_check_invariants(s), count, i, total = 0
     if code:
         name = INVARIANT_NAMES.get(code, f"invariant {code}")
-        fail("state", f"breaks an invariant of RULES.md §4: {name}")
+        fail("state", f"breaks an invariant of docs/rules.md §4: {name}")
     if s.terminal:
         return 0
     if state_current_player(s) == PLAYER_CHANCE:

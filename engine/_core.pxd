@@ -111,7 +111,7 @@ cpdef enum:
     # Solo returns(): the final money m as m / (m + SOLO_RETURN_SCALE), see state_returns.
     SOLO_RETURN_SCALE = 100
 
-    # Game-length safety net (RULES.md is silent): see state_end_turn.
+    # Game-length safety net (the rules are silent, docs/rules.md §5.1): see state_end_turn.
     MAX_TURNS_PER_PLAYER = 60
 
 # Task kinds: the pending work of the current turn, kept as a stack. A decision task is

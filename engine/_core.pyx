@@ -1,7 +1,7 @@
 # cython: language_level=3
 """The rules of The Gallerist as plain C functions on StateC.
 
-Every rule cites RULES.md (R-...) or rules-notes.md (RN §...). A turn is a stack of
+Every rule cites docs/rules.md (R-..., RN §..., C§...). A turn is a stack of
 tasks (see TaskKind in _core.pxd): the top task is the current decision point, a chance
 event, or an automatic step that runs at once. A decision or chance with exactly one
 option is resolved automatically, so callers only ever see real choices.

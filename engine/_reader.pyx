@@ -238,7 +238,7 @@ def read_state(msg):
 
 
 def check_engine(GameState state):
-    """The engine's word on a decoded state: the C invariants of RULES.md §4, then a
+    """The engine's word on a decoded state: the C invariants of docs/rules.md §4, then a
     live position offers an action or a chance outcome."""
     _engine(&state.s)
 

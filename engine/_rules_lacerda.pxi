@@ -5,13 +5,13 @@
 # and what happens when the player kicks her out.
 
 # ---------------------------------------------------------------- Lacerda (solo)
-# RULES.md R-SCOPE-2, rules-notes §10, components §14: the engine moves her; her only
+# docs/rules.md R-SCOPE-2, RN §10, C§14: the engine moves her; her only
 # decision-like step, the colour of the ticket discarded when she is kicked out among tied
 # largest stacks, is the player's (T_DISCARD_LARGEST). Her turn follows each of the
 # player's turns (finish_turn), so the turn counter counts the player's turns only.
 #
 # Readings where the sources leave it open (SOLO = the SliceOfBread/Soloist code that
-# rules-notes §10 rests on):
+# RN §10 rests on; docs/rules.md §5.4):
 # - She first appears at her first turn, opposite the player's gallerist as it stands
 #   then (SOLO). That arrival is an arrival like any other: it kicks out a piece there
 #   and, at the market, places an assistant (SOLO skips the placement on this first

@@ -1,7 +1,7 @@
 # engine/_rules_results.pxi: part of engine/_core.pyx (included there; one compiled module so
 # that the rules inline into each other).
 #
-# Results (R-END-2), hidden information, the invariants of RULES.md §4, random
+# Results (R-END-2), hidden information, the invariants of docs/rules.md §4, random
 # playouts and the scoring-now estimate for the search.
 
 # ---------------------------------------------------------------- results
@@ -79,7 +79,7 @@ cdef void state_resample_hidden(StateC* s, int player, RngC* rng) noexcept nogil
         nc += 1
         nd += 1
 
-# ---------------------------------------------------------------- invariants (RULES.md §4)
+# ---------------------------------------------------------------- invariants (docs/rules.md §4)
 
 cdef int state_check_invariants(const StateC* s) noexcept nogil:
     """0 when every invariant holds, else a code naming the first broken one:

@@ -319,7 +319,7 @@ cdef void finish_turn(StateC* s) noexcept nogil:
             conds = 2 * box_empty(s)
         else:
             conds = box_empty(s) + (count_celebrities(s) >= 2) + (vsum(s.bag) == 0)
-        # Safety net where RULES.md is silent: a game in which nobody can act any more
+        # Safety net where the rules are silent (docs/rules.md §5.1): a game in which nobody can act any more
         # (two whole rounds of passes), or one past MAX_TURNS_PER_PLAYER turns each, ends
         # as if two conditions held, so every game ends.
         if (conds >= 2 or s.passes >= 2 * n

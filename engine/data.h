@@ -1,7 +1,7 @@
 /* The Gallerist: every component number the engine uses, in one place.
  *
- * Each table names its section of ../shared/rules/components.md ("C§n") or the
- * settled point of ../shared/rules/RULES.md ("R-..."), so that a reader with the
+ * Each table names its section of docs/rules.md: a component table ("C§n") or a
+ * settled rule ("R-..."), so that a reader with the
  * physical game can check and correct a value here.
  *
  * Index conventions (shared with engine/_core.pxd and engine/names.py):
@@ -136,7 +136,7 @@ static const int8_t DEALER_GOALS[4][3][4] = {
     {{0, 0, 1, 0}, {1, 0, 0, 1}, {0, 2, 0, 0}}};
 static const int8_t DEALER_PAY[3] = {5, 10, 10};
 
-/* C§14 / rules-notes §10 Lacerda's International Market placement order (row, column). */
+/* C§14 / RN §10 Lacerda's International Market placement order (row, column). */
 static const int8_t LACERDA_MARKET_ORDER[14][2] = {
     {0, 0}, {4, 0}, {0, 2}, {4, 2}, {1, 0}, {5, 0}, {1, 2},
     {5, 2}, {2, 0}, {6, 0}, {2, 2}, {6, 2}, {3, 0}, {3, 2}};

@@ -11,7 +11,7 @@ Abbreviations used on the board (also printed in its "Key:" line):
 - ``P1``: player 1 (players count from 0, as in ``describe_decision``).
 - ``Lac``: Lacerda, the automated opponent of the solo game (her pieces and supply).
 - ``+asst``: one of the owner's assistants sits on that contract.
-- ``#7``: reputation tile 7 (numbers 1..20 as in components.md section 7), followed by
+- ``#7``: reputation tile 7 (numbers 1..20 as in docs/rules.md C§7), followed by
   what it pays at the end, e.g. ``$2+1i/rep tile`` = $2 and 1 influence per item.
 """
 from __future__ import annotations

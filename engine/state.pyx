@@ -336,7 +336,7 @@ cdef class GameState:
         return state_sale_value(&self.s, artist)
 
     def check_invariants(self) -> None:
-        """Raise InvalidStateError naming the first broken invariant of RULES.md §4."""
+        """Raise InvalidStateError naming the first broken invariant of docs/rules.md §4."""
         cdef int code = state_check_invariants(&self.s)
         if code:
             raise InvalidStateError(INVARIANT_NAMES[code])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +23,16 @@ from gallerist.server.commands.options import (
     add_command,
     add_demo_game,
     add_search_options,
+    timed_spec,
 )
+from gallerist.server.commands.interrupt import StopOnCtrlC
 from gallerist.server.demo_state import demo_state
 from gallerist.server.hint_requests import hint_search
+from gallerist.server.search import Search
 from gallerist.server.limits import Limits, RequestError, check_interval, check_seed, check_spec
 from gallerist.server.text import Progress, format_hint
 
-__all__ = ["add", "default_timeout", "request", "rpc_failed", "run", "title"]
+__all__ = ["add", "default_timeout", "message_dict", "request", "rpc_failed", "run", "title"]
 
 
 def add(sub: Any) -> None:
@@ -78,26 +81,38 @@ def request(args: argparse.Namespace, state: engine.GameState) -> Any:
                         report_interval_ms=getattr(args, "interval_ms", 0))
 
 
-def _local_reports(args: argparse.Namespace, state: engine.GameState) -> Iterator[Any]:
-    """The reports of a search in this process, as HintResponse messages."""
+def _local_search(args: argparse.Namespace, state: engine.GameState) -> tuple[Search, float]:
+    """The search in this process and its report interval, ms. A bot without a time
+    budget whose search could run for hours (`options.timed_spec`) gets the default one,
+    announced on stderr."""
     try:
         interval_ms = check_interval(args.interval_ms, LOCAL_LIMITS)
         check_spec(args.bot, LOCAL_LIMITS)
         check_seed(args.seed)
-        search = hint_search(state, spec=args.bot, seed=args.seed,
+        spec, note = (args.bot, None) if args.time_ms else timed_spec(
+            args.bot, f"--bot {args.bot}", change="--time-ms")
+        search = hint_search(state, spec=spec, seed=args.seed,
                              budget=(args.iterations, args.time_ms, args.depth),
                              limits=LOCAL_LIMITS, perspective=args.perspective)
     except RequestError as exc:
         raise CliError(str(exc)) from None
+    if note:
+        print(note, file=sys.stderr)
+    return search, interval_ms
+
+
+def _local_reports(search: Search, interval_ms: float) -> Iterator[Any]:
+    """The reports of a search in this process, as HintResponse messages."""
     for report in search.reports(interval_ms):
         yield convert.hint_response(report, 0)
 
 
-def _show_progress(reports: Iterator[Any], progress: Progress) -> Any:
-    """Consume reports, showing each partial one; return the final one."""
-    final = None
+def _show_progress(reports: Iterable[Any], progress: Progress) -> Any:
+    """Consume reports, showing each partial one; return the last one (the final one,
+    unless the search was interrupted), or None if there was none."""
+    last = None
     for response in reports:
-        final = response
+        last = response
         if not response.final and response.moves:
             best = response.moves[0]
             progress.update(0, f"{response.stats.elapsed_ms / 1000:.1f} s, "
@@ -105,9 +120,12 @@ def _show_progress(reports: Iterator[Any], progress: Progress) -> Any:
                                f"{response.stats.depth}: best so far {best.notation} "
                                f"({100 * best.win_probability:.0f}% win)")
     progress.close()
-    if final is None:
-        raise CliError("the search sent no report")
-    return final
+    return last
+
+
+def _cancelled(exc: BaseException) -> bool:
+    """A call that ended because this client cancelled it (after Ctrl-C)."""
+    return isinstance(exc, grpc.RpcError) and exc.code() == grpc.StatusCode.CANCELLED
 
 
 def title(state: engine.GameState) -> str:
@@ -121,25 +139,55 @@ def run(args: argparse.Namespace) -> int:
     state = _load_state(args)
     progress = Progress("searching", stream=sys.stderr, every=1.0)
     if args.local:
-        final = _show_progress(_local_reports(args, state), progress)
+        search, interval_ms = _local_search(args, state)
+        reports = StopOnCtrlC(_local_reports(search, interval_ms), search.stop)
+        last = _show_progress(reports, progress)
     else:
         timeout = args.timeout or default_timeout(args)
         with HintClient(args.address, token=args.token, tls=args.tls,
                         ca_file=args.tls_ca) as client:
+            call = client.analyze_stream(request(args, state), timeout=timeout)
+            reports = StopOnCtrlC(call, call.cancel, ended_by_stop=_cancelled)
             try:
-                final = _show_progress(client.analyze_stream(request(args, state),
-                                                             timeout=timeout), progress)
+                last = _show_progress(reports, progress)
             except grpc.RpcError as exc:
                 return rpc_failed(exc, args.address)
+    return _print_result(args, state, last, interrupted=reports.interrupted)
+
+
+def _print_result(args: argparse.Namespace, state: engine.GameState, last: Any, *,
+                  interrupted: bool) -> int:
+    """Print the last report (the best found so far, if `interrupted`); the exit status:
+    0, or 130 after Ctrl-C."""
+    if last is None or not last.moves:
+        if interrupted:
+            print("interrupted before the search reported a move", file=sys.stderr)
+            return 130
+        raise CliError("the search sent no report", status=1)
     if args.json:
-        from google.protobuf import json_format
-        print(json.dumps(json_format.MessageToDict(final), indent=2))
-        return 0
-    if args.board:
-        print(state.render())
-        print()
-    print(format_hint(final, title=title(state), limit=args.moves))
+        print(json.dumps(message_dict(last), indent=2))
+    else:
+        if args.board:
+            print(state.render())
+            print()
+        print(format_hint(last, title=title(state), limit=args.moves))
+    if interrupted:
+        print(f"interrupted: the best move found in {last.stats.elapsed_ms / 1000:.1f} s "
+              f"(depth {last.stats.depth}, {last.stats.iterations:,} iterations) is "
+              f"{last.moves[0].notation}", file=sys.stderr)
+        return 130
     return 0
+
+
+def message_dict(message: Any) -> dict[str, Any]:
+    """A protobuf message as the JSON object the CLI prints: every field, zeros and empty
+    lists included (proto3's JSON form drops them, so seat 0 or action 0 would vanish)."""
+    from google.protobuf import json_format
+    try:
+        return json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
+    except TypeError:   # protobuf < 5.26 names the option differently
+        return json_format.MessageToDict(message,  # type: ignore[call-arg]
+                                         including_default_value_fields=True)
 
 
 def default_timeout(args: argparse.Namespace) -> float:

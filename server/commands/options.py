@@ -13,9 +13,9 @@ from gallerist.server.app import DEFAULT_PORT
 from gallerist.server.commands import CliError
 from gallerist.server.limits import MAX_SEED, Limits
 
-__all__ = ["LOCAL_LIMITS", "MAX_SEED", "MAX_UINT32", "add_client_options", "add_command",
-           "add_demo_game", "add_limits", "add_players", "add_search_options",
-           "check_output_path", "int_range", "port"]
+__all__ = ["DEFAULT_SEARCH_MS", "LOCAL_LIMITS", "MAX_SEED", "MAX_UINT32", "UNTIMED_BOTS",
+           "add_client_options", "add_command", "add_demo_game", "add_limits", "add_players",
+           "add_search_options", "check_output_path", "int_range", "port", "timed_spec"]
 
 #: Largest budget value (the HintRequest's budget fields are uint32).
 MAX_UINT32 = 2**32 - 1
@@ -80,6 +80,34 @@ def check_output_path(path: str, option: str) -> None:
 LOCAL_LIMITS = Limits(max_iterations=100_000_000, max_time_ms=3_600_000, max_depth=64,
                       max_threads=64, max_nodes=50_000_000, max_tt_bits=26,
                       bots=tuple(sorted(BOTS)), local=True)
+
+
+#: The time budget, ms, of a search in this process that names none and whose work has
+#: no other bound that ends it soon (`UNTIMED_BOTS`): the server's default limit.
+DEFAULT_SEARCH_MS = Limits().max_time_ms
+
+#: Bots whose search without a time budget can run for hours: expectimax's work grows
+#: exponentially with its depth (MCTS stops at its iteration budget or stopping rule).
+UNTIMED_BOTS = ("expectimax",)
+
+
+def timed_spec(spec: str, who: str, change: str = "time_ms= in the spec") -> tuple[str, str | None]:
+    """`spec` with ``time_ms=DEFAULT_SEARCH_MS`` added when it names a bot of
+    `UNTIMED_BOTS` without ``time_ms``, and the note that says so (else None).
+
+    Args:
+        spec: a bot spec already checked by `check_spec`.
+        who: who searches, for the note ("seat 0 (expectimax:depth=50)").
+        change: how the user gives a time budget, for the note.
+    """
+    name, _, rest = spec.strip().partition(":")
+    keys = {item.partition("=")[0].strip() for item in rest.split(",") if item.strip()}
+    if name.strip().lower() not in UNTIMED_BOTS or "time_ms" in keys:
+        return spec, None
+    timed = f"{spec.strip()}{',' if rest.strip() else ':'}time_ms={DEFAULT_SEARCH_MS}"
+    return timed, (f"note: {who} has no time budget: each search stops after "
+                   f"{DEFAULT_SEARCH_MS / 1000:g} s at the deepest depth completed (give "
+                   f"{change} to change it; Ctrl-C stops with the best move so far)")
 
 
 def add_command(sub: Any, name: str, func: Callable[[argparse.Namespace], int], *,

@@ -1,4 +1,6 @@
-"""``gallerist play``: one game between bots in this process, printed move by move."""
+"""``gallerist play``: one game between bots in this process, printed move by move. An
+expectimax seat without a time budget gets the default one (announced); Ctrl-C stops the
+search under way and ends the game, naming the best move found so far (exit 130)."""
 from __future__ import annotations
 
 import argparse
@@ -9,7 +11,8 @@ from typing import Any
 from gallerist import engine
 from gallerist.engine.actions import action_to_string, decision_kind
 from gallerist.server.commands import CliError
-from gallerist.server.commands.options import LOCAL_LIMITS, add_command
+from gallerist.server.commands.interrupt import StopOnCtrlC
+from gallerist.server.commands.options import LOCAL_LIMITS, add_command, timed_spec
 from gallerist.server.limits import RequestError, build_bot, check_spec
 
 __all__ = ["add", "run"]
@@ -35,8 +38,36 @@ def _short(action: int) -> str:
     return f"[{text.removeprefix('chance:')}]" if text.startswith("chance:") else text
 
 
+class _Interrupted(Exception):
+    """Ctrl-C stopped the search of `seat`; `best` is the move it had found so far."""
+
+    def __init__(self, seat: int, best: str) -> None:
+        super().__init__(seat, best)
+        self.seat = seat
+        self.best = best
+
+
+class _Seat:
+    """A seat's bot whose searches run where Ctrl-C can stop them (`StopOnCtrlC`)."""
+
+    def __init__(self, bot: Any, seat: int) -> None:
+        self.bot = bot
+        self.seat = seat
+
+    def choose(self, view: engine.GameState) -> int:
+        """The bot's own choice (stopped by Ctrl-C, it is the best found so far)."""
+        runner = StopOnCtrlC((self.bot.choose(view) for _ in range(1)), self.bot.stop,
+                             note="interrupted: stopping the search and the game (Ctrl-C "
+                                  "again to quit at once)")
+        chosen = list(runner)
+        if runner.interrupted:
+            raise _Interrupted(self.seat, action_to_string(chosen[0]) if chosen else "none")
+        return int(chosen[0])
+
+
 def _bots(specs: list[str], seed: int) -> list[Any]:
-    """One bot per seat, each spec checked against the local limits."""
+    """One bot per seat, each spec checked against the local limits; a seat whose search
+    could run for hours gets the default time budget, announced on stderr."""
     if not 1 <= len(specs) <= 4:
         raise CliError(f"give 1 to 4 bot specs (one per seat; 1 = solo against Lacerda), "
                        f"got {len(specs)}")
@@ -44,7 +75,11 @@ def _bots(specs: list[str], seed: int) -> list[Any]:
     for seat, spec in enumerate(specs):
         try:
             check_spec(spec, LOCAL_LIMITS, field=f"bot of seat {seat}")
-            bots.append(build_bot(spec, seed * 100 + seat, field=f"bot of seat {seat}"))
+            spec, note = timed_spec(spec, f"seat {seat} ({spec})")
+            bot = build_bot(spec, seed * 100 + seat, field=f"bot of seat {seat}")
+            bots.append(_Seat(bot, seat))
+            if note:
+                print(note, file=sys.stderr)
         except RequestError as exc:
             raise CliError(str(exc)) from None
     return bots
@@ -76,7 +111,13 @@ def run(args: argparse.Namespace) -> int:
             flush()
         out.flush()
 
-    final = play_game(bots, seed=args.seed, on_action=on_action)
+    try:
+        final = play_game(bots, seed=args.seed, on_action=on_action)
+    except _Interrupted as stop:
+        flush()
+        print(f"interrupted: P{stop.seat} ({args.bots[stop.seat]}) was searching; its best "
+              f"move so far: {stop.best}. The game was not finished.", file=sys.stderr)
+        return 130
     flush()
     if args.board in ("turn", "end"):
         out.write("\n" + final.render() + "\n")

@@ -32,8 +32,12 @@ the servers (SIGTERM: graceful shutdown).
 series and judges it: after ``--warmup`` (default: a fifth of the run, at most 60 s)
 memory must stay within 10% ((max - min) / min, and last vs first).
 
-The exit status is 0 when the run had no failure (and, with --soak, memory was flat),
-1 otherwise, 2 for bad options.
+While locust runs, a progress bar on stderr counts the seconds of the run.
+
+The exit status is 0 when the run had no failure (and, with --soak, memory was flat, and,
+with --fail-on-missed-targets, the default of ``gallerist loadtest``, every latency target
+was met), 1 otherwise, 2 for bad options. ``gallerist loadtest`` writes its reports into
+``./loadtest-results`` of the current directory; ``bench/loadtest.py`` into bench/results.
 """
 from __future__ import annotations
 
@@ -54,14 +58,19 @@ from gallerist.server.load.report import format_summary, summarize
 from gallerist.server.load.sampler import Sampler
 from gallerist.server.load.servers import ROOT, ServerProcess, round_robin_target
 
-__all__ = ["DEFAULT_OUT", "DESCRIPTION", "LOCUSTFILE", "add_arguments", "main",
+__all__ = ["CLI_OUT", "DEFAULT_OUT", "DESCRIPTION", "LOCUSTFILE", "add_arguments", "main",
            "parse_duration", "run", "run_from_args", "write_summary"]
 
 DESCRIPTION = __doc__.split("\n\n", 1)[0].replace("\n", " ")
 BENCH = os.path.join(ROOT, "bench")
 #: The locust users (of a source checkout).
 LOCUSTFILE = os.path.join(BENCH, "locustfile.py")
+#: Where ``bench/loadtest.py`` writes its reports (and bench/capacity.py).
 DEFAULT_OUT = os.path.join(BENCH, "results")
+#: Where ``gallerist loadtest`` writes them: a folder of the current directory.
+CLI_OUT = "loadtest-results"
+#: Seconds allowed for locust's start-up (imports, users' set-up) within its run time.
+LOCUST_STARTUP_S = 3.0
 
 
 def locust_command(target: str, users: int, players: int, spawn_rate: float, seconds: float,
@@ -85,7 +94,7 @@ def run(*, duration: float = 60.0, users: int | None = None, players: int = 1,
         name: str = "loadtest", soak: bool = False, sample_s: float | None = None,
         warmup_s: float | None = None, corpus: str = DEFAULT_CORPUS, hint_wait: float = 0.0,
         play_wait: float = 0.0, invalid_share: float = 0.0, server_args: list[str] | None = None,
-        server_nice: int = 0, quiet: bool = False) -> dict[str, Any]:
+        server_nice: int = 0, quiet: bool = False, progress: bool = True) -> dict[str, Any]:
     """Start the servers, run locust against them, stop them, and summarize.
 
     Args:
@@ -107,6 +116,7 @@ def run(*, duration: float = 60.0, users: int | None = None, players: int = 1,
             gets a core as soon as it has work: otherwise its delays while both cores
             search are counted against the servers.
         quiet: print nothing.
+        progress: show a progress bar on stderr while locust runs (not with `quiet`).
 
     Returns:
         The summary (also written to ``{out}/{name}_summary.json``).
@@ -115,8 +125,11 @@ def run(*, duration: float = 60.0, users: int | None = None, players: int = 1,
     say = (lambda *a, **k: None) if quiet else print
     prefix = _fresh_prefix(out, name)
     ramp_s = (users + players) / spawn_rate
-    # locust's -t counts from the start, spawning included; stats are reset after it.
-    run_s = duration + ramp_s
+    # locust's -t counts from its own start, its imports and the spawning included; the
+    # stats are reset once every user is spawned, so the measured load lasts about
+    # `duration` as long as start-up takes at most LOCUST_STARTUP_S (on a busy machine
+    # it took 4 s, and a short run measured nothing).
+    run_s = duration + ramp_s + LOCUST_STARTUP_S
     sample_s = sample_s or (10.0 if soak else 2.0)
     warmup_s = min(60.0, duration / 5.0) if warmup_s is None else warmup_s
     load_before = os.getloadavg()
@@ -131,7 +144,8 @@ def run(*, duration: float = 60.0, users: int | None = None, players: int = 1,
                               prefix + "_report.html", budgets, retries, prefix + "_extra.json",
                               corpus, hint_wait, play_wait, invalid_share)
 
-    done = _drive(prefix, replicas, workers, server_args, server_nice, sample_s, run_s, locust_at)
+    done = _drive(prefix, replicas, workers, server_args, server_nice, sample_s, run_s, locust_at,
+                  progress=progress and not quiet)
     config = {"duration_s": duration, "users": users, "players": players,
               "spawn_rate": spawn_rate, "workers": workers, "replicas": replicas,
               "budgets": budgets, "retries": retries, "cores": os.cpu_count(),
@@ -163,8 +177,18 @@ def _checked_users(budgets: str, users: int | None, workers: int, replicas: int,
 
 def _fresh_prefix(out: str, name: str) -> str:
     """The path prefix of a run's files in `out` (made if missing), after removing the
-    files of an earlier run of that name that would be read as this run's."""
-    os.makedirs(out, exist_ok=True)
+    files of an earlier run of that name that would be read as this run's. The prefix is
+    absolute: locust runs in the checkout, not in the current directory.
+
+    Raises:
+        ValueError: `out` cannot be made or written (before any server starts)."""
+    out = os.path.abspath(out)
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"--out {out}: cannot make the folder: {exc.strerror or exc}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {out}: the folder is not writable; give another one")
     prefix = os.path.join(out, name)
     for suffix in ("_stats.csv", "_failures.csv", "_extra.json"):
         if os.path.exists(prefix + suffix):
@@ -185,7 +209,7 @@ class _Driven:
 
 def _drive(prefix: str, replicas: int, workers: int, server_args: list[str] | None,
            server_nice: int, sample_s: float, run_s: float,
-           command: Callable[[str], list[str]]) -> _Driven:
+           command: Callable[[str], list[str]], *, progress: bool = False) -> _Driven:
     """Start the servers, run locust (`command(target)`) against them while sampling
     them, and stop them, whatever happens.
 
@@ -200,21 +224,23 @@ def _drive(prefix: str, replicas: int, workers: int, server_args: list[str] | No
         target = round_robin_target([s.address for s in servers])
         cmd = command(target)
         sampler = Sampler([s.proc.pid for s in servers], sample_s)
-        wall = _sampled_locust(cmd, prefix, run_s, sampler)
+        wall = _sampled_locust(cmd, prefix, run_s, sampler, progress)
     finally:
         exit_codes = [s.stop() for s in servers]
     return _Driven(target, cmd, sampler.samples, wall, exit_codes)
 
 
-def _sampled_locust(cmd: list[str], prefix: str, run_s: float, sampler: Sampler) -> float:
-    """Run locust while `sampler` samples; the wall time in seconds.
+def _sampled_locust(cmd: list[str], prefix: str, run_s: float, sampler: Sampler,
+                    progress: bool = False) -> float:
+    """Run locust while `sampler` samples (with a progress bar of `run_s` seconds on
+    stderr if `progress`); the wall time in seconds.
 
     Raises:
         RuntimeError: locust failed or wrote no statistics (with the end of its log).
     """
     t0 = time.monotonic()
     try:
-        locust_rc = _wait_locust(cmd, prefix, run_s + 120, sampler)
+        locust_rc = _wait_locust(cmd, prefix, run_s, sampler, progress)
         wall = time.monotonic() - t0
         sampler.stop()
     finally:
@@ -227,18 +253,35 @@ def _sampled_locust(cmd: list[str], prefix: str, run_s: float, sampler: Sampler)
     return wall
 
 
-def _wait_locust(cmd: list[str], prefix: str, timeout: float, sampler: Sampler) -> int:
+#: Seconds locust may overrun its run time before it is killed.
+LOCUST_GRACE_S = 120.0
+
+
+def _wait_locust(cmd: list[str], prefix: str, run_s: float, sampler: Sampler,
+                 progress: bool = False) -> int:
     """Run locust (its output into PREFIX_locust.log), starting `sampler` once it runs;
-    its exit code (killed after `timeout` seconds; stopped if this is interrupted)."""
-    with open(prefix + "_locust.log", "w", encoding="utf-8") as log:
+    its exit code (killed `LOCUST_GRACE_S` after `run_s` seconds; stopped if this is
+    interrupted). With `progress`, a bar of the seconds run so far on stderr."""
+    from tqdm import tqdm
+
+    with open(prefix + "_locust.log", "w", encoding="utf-8") as log, \
+            tqdm(total=round(run_s), unit="s", desc="loadtest", file=sys.stderr,
+                 disable=not progress, leave=False,
+                 bar_format="{desc}: {percentage:3.0f}%|{bar}| {n}/{total} s") as bar:
         locust = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
         sampler.watch_locust(locust.pid)
         sampler.start()
+        t0 = time.monotonic()
         try:
-            return locust.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            locust.kill()
-            return locust.wait()
+            while True:
+                try:
+                    return locust.wait(timeout=1.0)
+                except subprocess.TimeoutExpired:
+                    elapsed = time.monotonic() - t0
+                    if elapsed > run_s + LOCUST_GRACE_S:
+                        locust.kill()
+                        return locust.wait()
+                    bar.update(min(round(elapsed), bar.total) - bar.n)
         except BaseException:
             locust.terminate()
             locust.wait()
@@ -305,8 +348,10 @@ def parse_duration(text: str | float) -> float:
     return total
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The options of the load test (also those of ``gallerist loadtest``)."""
+def add_arguments(p: argparse.ArgumentParser, *, out: str = DEFAULT_OUT,
+                  fail_on_missed_targets: bool = False) -> None:
+    """The options of the load test: those of ``bench/loadtest.py`` with the defaults,
+    those of ``gallerist loadtest`` with `out` = `CLI_OUT` and `fail_on_missed_targets`."""
     p.add_argument("--duration", default="60s",
                    help="load time after spawning: 90, 90s, 5m (default 60s)")
     p.add_argument("--users", type=int, default=None,
@@ -333,8 +378,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--invalid-share", type=float, default=0.0,
                    help="fraction of SuggestMoves sent with a corrupted state, to check "
                         "that failures are counted (default 0)")
-    p.add_argument("--out", default=DEFAULT_OUT,
-                   help="directory of the CSV, HTML and JSON reports (default bench/results)")
+    p.add_argument("--out", default=out,
+                   help=f"directory of the CSV, HTML and JSON reports, made if missing "
+                        f"(default {os.path.relpath(out, ROOT) if os.path.isabs(out) else out})")
+    p.add_argument("--fail-on-missed-targets", action=argparse.BooleanOptionalAction,
+                   default=fail_on_missed_targets,
+                   help="exit with status 1 when a time budget misses its latency target "
+                        "(p99 <= budget + 20 ms); --no-fail-on-missed-targets only reports "
+                        "it")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar on stderr while the load runs")
     p.add_argument("--name", default="loadtest", help="file name prefix (default loadtest)")
     p.add_argument("--soak", action="store_true",
                    help="sample server memory over time, print it and judge whether it "
@@ -363,7 +416,7 @@ def run_from_args(args: argparse.Namespace) -> int:
                       warmup_s=None if args.warmup is None else parse_duration(args.warmup),
                       corpus=args.corpus, hint_wait=args.hint_wait, play_wait=args.play_wait,
                       invalid_share=args.invalid_share, server_args=args.server_arg,
-                      server_nice=args.server_nice)
+                      server_nice=args.server_nice, progress=not args.no_progress)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -372,10 +425,27 @@ def run_from_args(args: argparse.Namespace) -> int:
         return 1
     if args.json:
         write_summary(args.json, summary)
-    ok = summary["failures"] == 0 and summary["requests"] > 0
-    if args.soak:
-        ok = ok and bool(summary["memory"].get("flat"))
-    return 0 if ok else 1
+    return run_status(summary, soak=args.soak, fail_on_missed_targets=args.fail_on_missed_targets)
+
+
+def run_status(summary: dict[str, Any], *, soak: bool, fail_on_missed_targets: bool) -> int:
+    """The exit status of a finished run: 1 (with an error line saying why) for failed
+    requests, no request at all, memory that did not level off (`soak`) or, with
+    `fail_on_missed_targets`, a missed latency target; else 0."""
+    problems = []
+    if summary["requests"] == 0:
+        problems.append("no request was made")
+    if summary["failures"]:
+        problems.append(f"{summary['failures']} of {summary['requests']} requests failed")
+    if soak and not summary["memory"].get("flat"):
+        problems.append("server memory did not level off")
+    missed = [t["name"] for t in summary["time_budget_targets"] if not t["met"]]
+    if missed and fail_on_missed_targets:
+        problems.append(f"latency target missed: {', '.join(missed)} (use "
+                        f"--no-fail-on-missed-targets to only report it)")
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    return 1 if problems else 0
 
 
 def main(argv: list[str] | None = None) -> int:

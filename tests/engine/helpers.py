@@ -7,7 +7,7 @@ visitor in the bag (except the collectors on the red artists), every ticket in t
 office, every player with $10, influence 10, 2 desk assistants and 8 in the queue, every
 gallerist at home, and player 0 about to start a turn (solo, ``clean_raw(1)``: Lacerda
 not yet on the board, her 10 assistants in her supply). The ``give_*`` / ``put_*`` helpers
-move components from their supply so that the invariants of RULES.md §4 keep holding;
+move components from their supply so that the invariants of docs/rules.md §4 keep holding;
 ``build`` checks them.
 """
 from __future__ import annotations

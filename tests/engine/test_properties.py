@@ -1,4 +1,4 @@
-"""Properties over seeded random games (RULES.md §4), and a recorded regression fixture.
+"""Properties over seeded random games (docs/rules.md §4), and a recorded regression fixture.
 
 Regenerate the fixture after an intended rules change with
 ``python tests/engine/test_properties.py --regen`` and say why in the commit.
@@ -117,7 +117,7 @@ def test_random_game_invariants_undo_notation_and_end(n, seed):
         code = s._invariant_code()
         assert code == 0, f"invariant {code} after {action_to_string(a)} (step {steps})"
         check_consistency(s._raw())
-        # fame never decreases (RULES.md §4)
+        # fame never decreases (docs/rules.md §4)
         new_fame = s._raw()["ar_fame"]
         assert all(x >= y for x, y in zip(new_fame, fame))
         fame = new_fame

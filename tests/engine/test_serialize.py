@@ -654,7 +654,7 @@ CORPUS: list[tuple[str, Callable[[Json], None], str]] = [
 
 @pytest.mark.parametrize("name,mutate,needle", CORPUS, ids=[c[0] for c in CORPUS])
 def test_broken_state_is_rejected_naming_the_field(name, mutate, needle):
-    """One field of a valid state broken (range, type, or a rule of RULES.md §4 and the
+    """One field of a valid state broken (range, type, or a rule of docs/rules.md §4 and the
     engine's bookkeeping): InvalidStateError whose message names the field."""
     d = _base()
     GameState.from_json(json.dumps(d))     # the base itself is valid
@@ -674,7 +674,7 @@ def test_engine_invariant_check_is_the_last_word():
     raw["plaza"][0] += 1
     with pytest.raises(InvalidStateError) as info:
         check_engine(GameState._from_raw(raw))
-    assert str(info.value) == f"state: breaks an invariant of RULES.md §4: {INVARIANT_NAMES[1]}"
+    assert str(info.value) == f"state: breaks an invariant of docs/rules.md §4: {INVARIANT_NAMES[1]}"
     check_engine(GameState.from_json(_base_json()))
 
 

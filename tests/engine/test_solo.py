@@ -1,5 +1,5 @@
-"""The solo game against Lacerda (RULES.md R-SCOPE-2, R-END-1; rules-notes §10;
-components §13-§14): setup, her moves, her market placements, kicking out in both
+"""The solo game against Lacerda (docs/rules.md R-SCOPE-2, R-END-1; RN §10;
+C§13-§14): setup, her moves, her market placements, kicking out in both
 directions, the solo end, scoring against her, and the engine's promises (undo, copy,
 invariants, serialization) across her moves."""
 from __future__ import annotations
@@ -18,7 +18,7 @@ from gallerist.engine.errors import InvalidStateError
 from gallerist.engine.serialize import state_from_json, state_to_dict
 from gallerist.engine.state import LACERDA_MARKET_ORDER
 
-# rules-notes §10: her fixed International Market order, (row, column); rows 0-3 are the
+# RN §10: her fixed International Market order, (row, column); rows 0-3 are the
 # reputation rows (digital, photo, sculpture, painting), rows 4-6 the $1/$3/$6 auctions
 ORDER = [tuple(space) for space in LACERDA_MARKET_ORDER]
 
@@ -606,7 +606,7 @@ def test_undo_and_copy_across_her_moves():
 
 
 def test_invariants_hold_in_random_solo_games():
-    """RULES.md §4 (with her 10 assistants) after every action; every game ends."""
+    """docs/rules.md §4 (with her 10 assistants) after every action; every game ends."""
     ends = {"box": 0}
     for seed in range(40):
         def visit(s, a):

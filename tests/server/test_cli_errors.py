@@ -4,8 +4,11 @@ no work lost (issue 15, "Tracebacks and silent surprises")."""
 from __future__ import annotations
 
 import importlib.metadata
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -177,3 +180,87 @@ def test_arena_interrupt_note_on_its_own_line(tmp_path: Path, monkeypatch: pytes
     assert "interrupted: keeping 1 finished games" in screen(err)
     assert "Traceback" not in err
     assert len(records.read_text().splitlines()) == 1 and out.exists()
+
+
+# ------------------------------------------------------------------ the script of bad input
+# Every bad input of issue 15's "Tracebacks and silent surprises" that the command line
+# handles, run as a user runs it (a process of its own): no traceback, the exit status of
+# the standards (2 bad usage, 1 a failure, 130 Ctrl-C) and a message that says what is
+# wrong. (The remote-arena cases belong to the arena's own tests.)
+
+BAD_INPUT = [
+    # (argv, status, a fragment of stderr)
+    (["new", "-o", "/nonexistent/dir/g.json"], 2,
+     "error: --output /nonexistent/dir/g.json: folder '/nonexistent/dir' does not exist"),
+    (["arena", "greedy", "random", "--games", "2", "--out", "/nonexistent/x.json"], 2,
+     "error: --out /nonexistent/x.json: folder '/nonexistent' does not exist"),
+    (["hint", "--demo", "--local", "--time-ms", "-5"], 2,
+     "error: argument --time-ms: -5 is outside 0.."),
+    (["hint", "--demo", "--time-ms", "-5"], 2, "error: argument --time-ms: -5 is outside 0.."),
+    (["hint", "/nonexistent/game.json", "--local"], 2, "error: cannot read /nonexistent/game.json"),
+    (["hint", "--demo", "--address", "localhost:1", "--timeout", "5"], 1,
+     "error: localhost:1: UNAVAILABLE"),
+    (["serve", "--port", "99999"], 2, "error: argument --port: port 99999 is outside 0..65535"),
+    (["play", "mcst"], 2, "did you mean 'mcts'?"),
+    (["loadtest", "--budgets", "time_ms=abc"], 2, "error: "),
+    (["loadtest", "--out", "/proc/no-such-folder"], 2,
+     "error: --out /proc/no-such-folder: cannot make the folder"),
+    (["--version"], 0, ""),
+]
+
+
+def run_cli(argv: list[str], *, ctrl_c_after: str | None = None,
+            timeout: float = 60) -> tuple[int, str, str]:
+    """Run ``python -m gallerist.server ARGV``; with `ctrl_c_after`, press Ctrl-C (SIGINT)
+    one second after that text appears on stderr. (status, stdout, stderr)."""
+    proc = subprocess.Popen([sys.executable, "-m", "gallerist.server", *argv],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    err_lines: list[str] = []
+
+    def read_err() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            err_lines.append(line)
+            if ctrl_c_after is not None and ctrl_c_after in line:
+                time.sleep(1.0)
+                proc.send_signal(signal.SIGINT)
+
+    reader = threading.Thread(target=read_err, daemon=True)
+    reader.start()
+    try:
+        out = proc.stdout.read() if proc.stdout else ""
+        status = proc.wait(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    reader.join(timeout=5)
+    return status, out, "".join(err_lines)
+
+
+@pytest.mark.parametrize("argv,status,fragment", BAD_INPUT,
+                         ids=[" ".join(case[0]) for case in BAD_INPUT])
+def test_bad_input_script(argv: list[str], status: int, fragment: str) -> None:
+    """Each bad input: its exit status, its message, no traceback."""
+    code, out, err = run_cli(argv)
+    assert "Traceback" not in err and "Traceback" not in out
+    assert code == status, err
+    assert fragment in err
+    if status in (1, 2):   # one error line (argparse's starts "gallerist CMD: error: ")
+        assert len([line for line in screen(err) if "error: " in line]) == 1, err
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["play", "expectimax:depth=50", "greedy", "--board", "none"],
+     "interrupted: P0 (expectimax:depth=50) was searching; its best move so far: "),
+    (["hint", "--demo", "--local", "--bot", "expectimax:depth=50"],
+     "interrupted: the best move found in "),
+], ids=["play expectimax:depth=50", "hint --local expectimax:depth=50"])
+def test_deep_search_is_announced_and_stops_on_ctrl_c(argv: list[str], fragment: str) -> None:
+    """`play expectimax:depth=50` hung silently: it now announces its time budget, and
+    Ctrl-C stops it at once with the best move so far (exit 130, no traceback)."""
+    t0 = time.monotonic()
+    code, out, err = run_cli(argv, ctrl_c_after="has no time budget")
+    assert "Traceback" not in err
+    assert code == 130, err
+    assert fragment in err
+    assert time.monotonic() - t0 < 30
