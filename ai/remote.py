@@ -1,15 +1,36 @@
 """A bot that asks a running hint service for every move:
 "remote:HOST:PORT,bot=mcts,iterations=500" (options other than timeout and token are
 passed on as the remote bot's spec, validated by the server). It talks to the service
-through the one client, `ai.hint_client.HintClient`."""
+through the one client, `ai.hint_client.HintClient`.
+
+A service that cannot be reached or fails a call is a `RemoteError`: one line naming
+the address and the cause, and picklable, so that it crosses process boundaries (the
+arena's workers) intact."""
 from __future__ import annotations
 
 from typing import Any
+
+import grpc
 
 from gallerist import engine
 from gallerist.ai.bot import Analysis, BaseBot, Budget, MoveInfo, decision_player
 
 _OWN_OPTIONS = ("timeout", "token")
+
+#: Seconds `RemoteBot.check_reachable` waits for the service's health check.
+CHECK_TIMEOUT = 5.0
+
+
+class RemoteError(ConnectionError):
+    """A remote bot's service is unreachable or failed a call (the message names the
+    address and the cause)."""
+
+
+def rpc_cause(exc: grpc.RpcError) -> str:
+    """A gRPC error as one line: its status code and details."""
+    code = exc.code() if hasattr(exc, "code") else None
+    details = exc.details() if hasattr(exc, "details") else str(exc)
+    return f"{code.name if code is not None else 'UNKNOWN'}: {' '.join(str(details).split())}"
 
 
 def parse_remote_spec(rest: str) -> dict[str, Any]:
@@ -70,13 +91,37 @@ class RemoteBot(BaseBot):
             state.view(player), bot=self.bot_spec, iterations=int(b.iterations),
             time_ms=int(b.time_ms), depth=int(b.depth),
             seed=(self.seed * 1_000_003 + self._calls) % (1 << 63), perspective=player)
-        reply = self._client.suggest(request, timeout=self.timeout)
+        try:
+            reply = self._client.suggest(request, timeout=self.timeout)
+        except grpc.RpcError as exc:
+            raise RemoteError(f"remote bot {self.address}: SuggestMoves failed "
+                              f"({rpc_cause(exc)})") from None
         moves = [MoveInfo(action=m.action, notation=m.notation, visits=m.visits, depth=m.depth,
                           expected_money=list(m.expected_money), win_probability=m.win_probability,
                           value=m.value, pv=list(m.pv)) for m in reply.moves]
         st = reply.stats
         return Analysis(player=player, bot=f"remote:{reply.bot}", moves=moves, iterations=st.iterations,
                         nodes=st.nodes, depth=st.depth, elapsed_ms=st.elapsed_ms)
+
+    def check_reachable(self, timeout: float = CHECK_TIMEOUT) -> None:
+        """Ask the service's health check (within `timeout` seconds) whether it serves.
+
+        Raises:
+            RemoteError: nothing answers at the address, or the service is not serving.
+        """
+        from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+        stub = health_pb2_grpc.HealthStub(self._client.channel)  # type: ignore[no-untyped-call]
+        try:
+            reply = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=timeout)
+        except grpc.RpcError as exc:
+            raise RemoteError(f"remote bot {self.address}: the hint service is unreachable "
+                              f"({rpc_cause(exc)}); start it (gallerist serve) or fix the "
+                              f"address") from None
+        if reply.status != health_pb2.HealthCheckResponse.SERVING:
+            status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+            raise RemoteError(f"remote bot {self.address}: the hint service is {status}, "
+                              f"not SERVING")
 
     def close(self) -> None:
         self._client.close()

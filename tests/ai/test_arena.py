@@ -90,7 +90,7 @@ def test_small_tournament_end_to_end_with_records_and_replay(tmp_path) -> None:
     for rec in saved:
         final = replay(rec)
         assert final.money() == rec.money and final.returns() == rec.returns
-    report = t.report(bootstrap=20)
+    report = t.report()
     assert report["games"] == 4 and {s["bot"] for s in report["summary"]} == {"random", "greedy"}
     assert "pairwise" in format_report(report)
     png = tmp_path / "r.png"
@@ -158,7 +158,7 @@ def test_arena_cli_writes_results(tmp_path) -> None:
     out = tmp_path / "res.json"
     rc = gallerist_main(["arena", "random", "greedy", "--games", "2", "--workers", "1",
                          "--records", str(tmp_path / "g.jsonl"), "--out", str(out),
-                         "--png", str(tmp_path / "r.png"), "--bootstrap", "10", "--no-progress"])
+                         "--png", str(tmp_path / "r.png"), "--no-progress"])
     assert rc == 0
     assert json.loads(out.read_text())["games"] == 2
     assert gallerist_main(["replay", str(tmp_path / "g.jsonl"), "--game", "1"]) == 0
@@ -203,7 +203,7 @@ def test_ctrl_c_stops_promptly_and_keeps_finished_games(tmp_path) -> None:
         [sys.executable, "-m", "gallerist.server", "arena", "mcts:iterations=300", "random",
          "--games", "200", "--workers", "2", "--records", str(records),
          "--out", str(tmp_path / "r.json"), "--png", str(tmp_path / "r.png"),
-         "--bootstrap", "5", "--no-progress"],
+         "--no-progress"],
         cwd=root, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
