@@ -324,17 +324,16 @@ def summarise_records(records_path: str, run: str | None = None) -> Tournament:
     Raises:
         OSError, ValueError: the file cannot be read or holds no such run.
     """
-    records = run_records(read_records(records_path), run, records_path)
+    records = sorted(run_records(read_records(records_path), run, records_path), key=lambda r: r.game)
+    t = Tournament(bots=list(dict.fromkeys(b for r in records for b in r.bots)),
+                   players=len(records[0].bots), records=records, scheduled=len(records),
+                   run=records[0].run, seconds=sum(r.seconds for r in records))
     setup = records[0].setup()
-    if setup is None:
-        bots = list(dict.fromkeys(b for r in records for b in r.bots))
-        setup = ArenaSetup(bots=tuple(bots), players=len(records[0].bots), games=len(records), seed=0)
-    plan = schedule(list(setup.bots), setup.players, setup.games, setup.seed)
-    done = {r.game for r in records}
-    return Tournament(bots=list(setup.bots), players=setup.players,
-                      records=sorted(records, key=lambda r: r.game), scheduled=len(plan),
-                      run=records[0].run, interrupted=len(done & {g.index for g in plan}) < len(plan),
-                      seconds=sum(r.seconds for r in records))
+    if setup is not None:
+        plan = schedule(list(setup.bots), setup.players, setup.games, setup.seed)
+        t.bots, t.players, t.scheduled = list(setup.bots), setup.players, len(plan)
+        t.interrupted = bool({g.index for g in plan} - {r.game for r in records})
+    return t
 
 
 def resume_tournament(records_path: str, *, run: str | None = None, workers: int = 1,

@@ -8,6 +8,7 @@ the address and the cause, and picklable, so that it crosses process boundaries 
 arena's workers) intact."""
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import grpc
@@ -91,17 +92,34 @@ class RemoteBot(BaseBot):
             state.view(player), bot=self.bot_spec, iterations=int(b.iterations),
             time_ms=int(b.time_ms), depth=int(b.depth),
             seed=(self.seed * 1_000_003 + self._calls) % (1 << 63), perspective=player)
-        try:
-            reply = self._client.suggest(request, timeout=self.timeout)
-        except grpc.RpcError as exc:
-            raise RemoteError(f"remote bot {self.address}: SuggestMoves failed "
-                              f"({rpc_cause(exc)})") from None
+        reply = self._suggest(request)
         moves = [MoveInfo(action=m.action, notation=m.notation, visits=m.visits, depth=m.depth,
                           expected_money=list(m.expected_money), win_probability=m.win_probability,
                           value=m.value, pv=list(m.pv)) for m in reply.moves]
         st = reply.stats
         return Analysis(player=player, bot=f"remote:{reply.bot}", moves=moves, iterations=st.iterations,
                         nodes=st.nodes, depth=st.depth, elapsed_ms=st.elapsed_ms)
+
+    def _suggest(self, request: Any) -> Any:
+        """SuggestMoves within `timeout` seconds; a busy server (RESOURCE_EXHAUSTED: all
+        its search slots in use, e.g. by more arena workers than it has) is asked again
+        after a growing pause until then.
+
+        Raises:
+            RemoteError: the call failed, or the server stayed busy.
+        """
+        deadline = time.monotonic() + self.timeout
+        pause = 0.02
+        while True:
+            try:
+                return self._client.suggest(request, timeout=max(0.001, deadline - time.monotonic()))
+            except grpc.RpcError as exc:
+                busy = exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                if not busy or time.monotonic() + pause >= deadline:
+                    raise RemoteError(f"remote bot {self.address}: SuggestMoves failed "
+                                      f"({rpc_cause(exc)})") from None
+            time.sleep(pause)
+            pause = min(1.0, 2 * pause)
 
     def check_reachable(self, timeout: float = CHECK_TIMEOUT) -> None:
         """Ask the service's health check (within `timeout` seconds) whether it serves.

@@ -40,9 +40,9 @@ def add(sub: Any) -> None:
     ap.add_argument("--backend", choices=("local", "ray"), default="local",
                     help="local processes, or Ray tasks (pip install -e '.[ray]')")
     ap.add_argument("--ray-address", default=None, help="Ray cluster address (default: a local cluster)")
-    ap.add_argument("--records", default="arena-games.jsonl",
-                    help="JSON Lines file the games are appended to (a file of another arena "
-                         "is refused)")
+    ap.add_argument("--records", default=None,
+                    help="JSON Lines file the games are appended to (default arena-games.jsonl; "
+                         "a file of another arena is refused)")
     again = ap.add_mutually_exclusive_group()
     again.add_argument("--resume", metavar="RECORDS",
                        help="finish the arena of a records file: play only its missing games "
@@ -58,6 +58,8 @@ def add(sub: Any) -> None:
 
 #: The schedule's options and their defaults (taken from the records with --resume).
 SCHEDULE_DEFAULTS = {"players": 2, "games": 20, "seed": 0}
+#: Where a new arena's games go by default.
+DEFAULT_RECORDS = "arena-games.jsonl"
 
 
 def _check_arguments(args: argparse.Namespace) -> str | None:
@@ -66,17 +68,17 @@ def _check_arguments(args: argparse.Namespace) -> str | None:
     again = args.resume or args.summarise
     option = "--resume" if args.resume else "--summarise"
     if again:
-        given = [f"--{k}" for k in SCHEDULE_DEFAULTS if getattr(args, k) is not None]
+        given = [f"--{k}" for k in (*SCHEDULE_DEFAULTS, "records") if getattr(args, k) is not None]
         if args.bots or given:
             what = ", ".join((["bot specs"] if args.bots else []) + given)
-            raise CliError(f"{option} takes the bots and the schedule from {again}; do not "
-                           f"give {what}")
+            raise CliError(f"{option} takes the bots, the schedule and the records from "
+                           f"{again}; do not give {what}")
         return str(again)
     if args.run is not None:
         raise CliError("--run goes with --resume or --summarise")
     if not args.bots:
         raise CliError("give the bot specs to play (or --resume/--summarise RECORDS)")
-    for key, value in SCHEDULE_DEFAULTS.items():
+    for key, value in {**SCHEDULE_DEFAULTS, "records": DEFAULT_RECORDS}.items():
         if getattr(args, key) is None:
             setattr(args, key, value)
     return None
@@ -108,7 +110,9 @@ def run(args: argparse.Namespace) -> int:
     again = _check_arguments(args)
     records = again or args.records
     # Every output path is checked before the first game: a bad one must not cost the games.
-    outputs = [("--out", args.out), ("--png", args.png)] + ([] if args.summarise else [("--records", records)])
+    outputs = [("--out", args.out), ("--png", args.png)]
+    if not args.summarise:
+        outputs.append(("--resume" if args.resume else "--records", records))
     for option, path in outputs:
         check_output_path(path, option)
     workers = args.workers or os.cpu_count() or 1

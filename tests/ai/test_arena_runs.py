@@ -59,17 +59,36 @@ def test_a_failed_game_pickles_with_its_cause() -> None:
     assert isinstance(exc, GameFailed) and str(exc) == "game 3 (seed 1) failed: remote bot x:1: down"
 
 
+def start_server(workers: int) -> tuple[subprocess.Popen, int]:
+    """`gallerist serve` in a process of its own (so that it can be killed), once ready."""
+    from gallerist.ai.hint_client import HintClient
+
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "gallerist.server", "serve", "--port", str(port),
+                               "--workers", str(workers)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with HintClient(f"localhost:{port}") as client:
+        client.wait_ready(timeout=30)
+    return server, port
+
+
+def test_remote_bot_waits_for_a_busy_server_instead_of_failing() -> None:
+    """More arena workers than the server has search slots: RESOURCE_EXHAUSTED ("retry
+    later") is retried, so every game is played (it used to fail the arena)."""
+    server, port = start_server(workers=1)
+    try:
+        spec = f"remote:localhost:{port},bot=mcts,iterations=20"
+        t = run_tournament([spec, spec.replace("=20", "=21")], games=4, workers=2, seed=3)
+    finally:
+        server.kill()
+        server.wait()
+    assert t.error is None and len(t.records) == 4
+
+
 def test_remote_server_killed_mid_arena_keeps_and_summarises_finished_games(tmp_path) -> None:
     """The service of a remote bot dies during a parallel arena: the tournament stops with
     the cause (from the worker process) as its error and keeps every finished game."""
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "gallerist.server", "serve", "--port", str(port),
-                               "--workers", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server, port = start_server(workers=2)
     try:
-        from gallerist.ai.hint_client import HintClient
-        with HintClient(f"localhost:{port}") as client:
-            client.wait_ready(timeout=30)
-
         def kill_after_first(done: int, total: int) -> None:
             if done == 1:
                 server.kill()
@@ -150,6 +169,8 @@ def test_cli_resume_and_summarise_from_records(tmp_path, capsys) -> None:
     assert len(read_records(str(records))) == 6
     assert cli(tmp_path, "--resume", str(records), "random") == 2          # the schedule is the file's
     assert "do not give bot specs" in capsys.readouterr().err
+    assert cli(tmp_path, "--resume", str(records), "--records", str(tmp_path / "other.jsonl")) == 2
+    assert "do not give --records" in capsys.readouterr().err
     assert cli(tmp_path, "--summarise", str(tmp_path / "none.jsonl")) == 2
     assert "none.jsonl" in capsys.readouterr().err
 
