@@ -59,6 +59,19 @@ def test_a_failed_game_pickles_with_its_cause() -> None:
     assert isinstance(exc, GameFailed) and str(exc) == "game 3 (seed 1) failed: remote bot x:1: down"
 
 
+@pytest.mark.parametrize("backend", ["local", "ray"])
+def test_a_game_failing_in_a_worker_reaches_the_user_with_its_cause(backend, monkeypatch) -> None:
+    """A remote bot failing inside a worker process (local pool or Ray task): the cause
+    comes back as the tournament's error, not as a pickling error (MaybeEncodingError)."""
+    monkeypatch.setattr(arena, "_preflight", lambda bots: None)   # let the games start
+    port = free_port()
+    t = run_tournament([f"remote:localhost:{port},bot=mcts", "random"], games=2, workers=2,
+                       backend=backend)
+    assert t.interrupted and not t.records
+    assert t.error is not None and t.error.startswith("game ")
+    assert f"remote bot localhost:{port}: SuggestMoves failed (UNAVAILABLE" in t.error
+
+
 def start_server(workers: int) -> tuple[subprocess.Popen, int]:
     """`gallerist serve` in a process of its own (so that it can be killed), once ready."""
     from gallerist.ai.hint_client import HintClient
