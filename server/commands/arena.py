@@ -47,7 +47,7 @@ def add(sub: Any) -> None:
     again.add_argument("--resume", metavar="RECORDS",
                        help="finish the arena of a records file: play only its missing games "
                             "(same schedule, same seeds), append them, summarise all")
-    again.add_argument("--summarise", metavar="RECORDS",
+    again.add_argument("--summarise", "--summarize", metavar="RECORDS",
                        help="summarise the arena of a records file without playing")
     ap.add_argument("--run", default=None,
                     help="with --resume/--summarise: the run id (default: the file's last run)")
@@ -73,6 +73,8 @@ def _check_arguments(args: argparse.Namespace) -> str | None:
             what = ", ".join((["bot specs"] if args.bots else []) + given)
             raise CliError(f"{option} takes the bots, the schedule and the records from "
                            f"{again}; do not give {what}")
+        if not os.path.isfile(again):
+            raise CliError(f"{option} {again}: no such file (give the records file of an arena)")
         return str(again)
     if args.run is not None:
         raise CliError("--run goes with --resume or --summarise")
