@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 from gallerist import engine
 from gallerist.ai.ratings import GameResult
 
-__all__ = ["ArenaSetup", "GameRecord", "RecordsError", "new_run_id", "read_records",
+__all__ = ["ArenaSetup", "GameRecord", "RecordsError", "find_game", "new_run_id", "read_records",
            "replay", "run_records", "runs_of"]
 
 

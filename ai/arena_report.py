@@ -9,7 +9,19 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["format_report", "plot_ratings", "report_figure"]
+__all__ = ["format_report", "plot_ratings", "preload", "report_figure"]
+
+
+def preload() -> None:
+    """Import the libraries of the report (scipy, statsmodels, matplotlib) now, before
+    the games: after Ctrl-C or a failed game the report then comes at once, not after
+    seconds of imports."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401
+    import scipy.optimize  # noqa: F401
+    import scipy.stats  # noqa: F401
+    import statsmodels.stats.proportion  # noqa: F401
 
 
 def _headline(report: dict[str, Any]) -> list[str]:

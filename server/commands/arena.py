@@ -108,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
     from tqdm.contrib.logging import logging_redirect_tqdm
 
     from gallerist.ai.arena import format_report, plot_ratings
+    from gallerist.ai.arena_report import preload
 
     again = _check_arguments(args)
     records = again or args.records
@@ -118,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
     for option, path in outputs:
         check_output_path(path, option)
     workers = args.workers or os.cpu_count() or 1
+    preload()
     bar = None if args.no_progress or args.summarise else tqdm(total=None, unit="game", desc="arena",
                                                                file=sys.stderr)
 

@@ -230,3 +230,21 @@ def test_records_without_run_ids_still_replay_and_summarise_but_do_not_resume(tm
     assert summarise_records(str(old)).report()["games"] == 2
     with pytest.raises(RecordsError, match="no arena schedule.*not resumed"):
         resume_tournament(str(old))
+
+
+def test_report_libraries_are_loaded_before_the_first_game(tmp_path) -> None:
+    """scipy, statsmodels and matplotlib take seconds to import on a busy machine: the
+    arena imports them before playing, so the report after Ctrl-C comes at once."""
+    script = (
+        "import sys\n"
+        "import gallerist.ai.arena as arena\n"
+        "def fake(*a, **k):\n"
+        "    mods = ('scipy.stats', 'statsmodels.stats.proportion', 'matplotlib.pyplot')\n"
+        "    print('loaded:', all(m in sys.modules for m in mods))\n"
+        "    raise KeyboardInterrupt\n"
+        "arena.run_tournament = fake\n"
+        "from gallerist.server.cli import main\n"
+        f"main(['arena', 'random', '--no-progress', '--records', {str(tmp_path / 'g.jsonl')!r},\n"
+        f"      '--out', {str(tmp_path / 'r.json')!r}, '--png', {str(tmp_path / 'r.png')!r}])\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert "loaded: True" in out.stdout, out.stderr
