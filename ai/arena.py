@@ -128,6 +128,7 @@ def run_local(games: Sequence[GameSpec], workers: int) -> Iterator[GameRecord]:
     """Play games on local processes, yielding records as they finish. Games of fast
     bots go out in small chunks so that they do not drown in inter-process overhead;
     games of searching bots one at a time, so that Ctrl-C loses none that finished.
+    Workers are forked, or spawned when a bot is remote (gRPC and fork() do not mix).
     On Ctrl-C (KeyboardInterrupt) the workers are terminated at once."""
     if workers <= 1:
         for g in games:
@@ -135,9 +136,13 @@ def run_local(games: Sequence[GameSpec], workers: int) -> Iterator[GameRecord]:
         return
     import multiprocessing
 
-    fast = all(spec.split(":")[0] in FAST_BOTS for g in games for spec in g.seats)
-    size = max(1, min(16, len(games) // (workers * 8))) if fast else 1
-    pool = multiprocessing.get_context("fork").Pool(workers, initializer=_init_worker)
+    kinds = {spec.split(":")[0].strip().lower() for g in games for spec in g.seats}
+    size = max(1, min(16, len(games) // (workers * 8))) if kinds <= set(FAST_BOTS) else 1
+    # gRPC does not survive fork() in a process that has used it (the remote bots' health
+    # check): a forked worker can hang on a lock held at the fork. Remote bots get fresh
+    # worker processes.
+    method = "spawn" if "remote" in kinds else "fork"
+    pool = multiprocessing.get_context(method).Pool(workers, initializer=_init_worker)
     try:
         yield from pool.imap_unordered(play_scheduled, games, chunksize=size)
         pool.close()

@@ -72,6 +72,20 @@ def test_a_game_failing_in_a_worker_reaches_the_user_with_its_cause(backend, mon
     assert f"remote bot localhost:{port}: SuggestMoves failed (UNAVAILABLE" in t.error
 
 
+def test_remote_bots_play_in_spawned_workers_others_in_forked(monkeypatch) -> None:
+    """gRPC does not survive fork() once the parent used it (the health check), and a
+    forked worker could hang on a lock held at the fork: remote arenas spawn workers."""
+    import multiprocessing
+
+    methods: list[str] = []
+    real = multiprocessing.get_context
+    monkeypatch.setattr(multiprocessing, "get_context", lambda method=None: methods.append(method) or real(method))
+    monkeypatch.setattr(arena, "_preflight", lambda bots: None)
+    run_tournament([f"remote:localhost:{free_port()},bot=mcts", "random"], games=2, workers=2)
+    run_tournament(["greedy", "random"], games=2, workers=2)
+    assert methods == ["spawn", "fork"]
+
+
 def start_server(workers: int) -> tuple[subprocess.Popen, int]:
     """`gallerist serve` in a process of its own (so that it can be killed), once ready."""
     from gallerist.ai.hint_client import HintClient
