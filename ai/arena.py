@@ -8,19 +8,31 @@ luck cancel out. Chance events come from the game's seed, never from the bots'.
 Solo (`players=1`, each game one bot against Lacerda): every bot plays every setup seed,
 and the report gives each bot's mean score (final money) and its spread instead of win
 rates and ratings.
+
+Records (`ai.arena_records`) name their run and arena, so that an arena stopped early
+(Ctrl-C, or a game that failed, e.g. a remote bot's service died) can be summarised
+(`summarise_records`) and resumed (`resume_tournament`: only the missing games of the
+same schedule). Text and picture of the report are `ai.arena_report`.
 """
 from __future__ import annotations
 
 import itertools
-import json
 import logging
+import os
 import signal
 import time
+import warnings
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from gallerist import engine
+from gallerist.ai.arena_records import (ArenaSetup, GameRecord, RecordsError, new_run_id, read_records,
+                                        replay, run_records)
+from gallerist.ai.arena_report import format_report, plot_ratings
 from gallerist.ai.ratings import GameResult, pairwise_table, ratings, solo_summary, summarize
+
+__all__ = ["ArenaSetup", "GameFailed", "GameRecord", "GameSpec", "RecordsError", "Tournament",
+           "format_report", "plot_ratings", "read_records", "replay", "resume_tournament",
+           "run_tournament", "schedule", "summarise_records"]
 
 log = logging.getLogger(__name__)
 
@@ -59,23 +71,6 @@ def schedule(bots: Sequence[str], players: int, games: int, seed: int) -> list[G
     return out
 
 
-@dataclass
-class GameRecord:
-    """What a finished game leaves behind; `replay` reproduces it exactly."""
-
-    game: int
-    seed: int
-    bots: list[str]
-    actions: list[int]
-    money: list[int]
-    returns: list[float]
-    scores: list[dict[str, int]]
-    seconds: float
-
-    def result(self) -> GameResult:
-        return GameResult(bots=tuple(self.bots), money=tuple(self.money), returns=tuple(self.returns))
-
-
 def bot_seed(game_seed: int, seat: int, spec: str) -> int:
     """A bot's seed: fixed by the game and seat, so a game replays the same anywhere."""
     h = 1469598103934665603
@@ -84,49 +79,40 @@ def bot_seed(game_seed: int, seat: int, spec: str) -> int:
     return h & 0x7FFFFFFF
 
 
+class GameFailed(RuntimeError):
+    """A scheduled game could not be played (e.g. a remote bot's service died). It holds
+    only its message, so it pickles: the cause reaches the user from any worker."""
+
+
+def _close_all(bots: Sequence[Any]) -> None:
+    for bot in bots:
+        close = getattr(bot, "close", None)
+        if callable(close):
+            close()
+
+
 def play_scheduled(game: GameSpec) -> GameRecord:
-    """Play one scheduled game (in whatever process or Ray worker runs it)."""
+    """Play one scheduled game (in whatever process or Ray worker runs it).
+
+    Raises:
+        GameFailed: anything went wrong; the message names the game and the cause.
+    """
     from gallerist.ai.play import play_game
     from gallerist.ai.spec import make_bot
 
     t0 = time.perf_counter()
-    bots = [make_bot(spec, seed=bot_seed(game.seed, seat, spec)) for seat, spec in enumerate(game.seats)]
-    final = play_game(bots, seed=game.seed)
+    bots: list[Any] = []
+    try:
+        bots = [make_bot(spec, seed=bot_seed(game.seed, seat, spec)) for seat, spec in enumerate(game.seats)]
+        final = play_game(bots, seed=game.seed)
+    except Exception as exc:
+        cause = str(exc) if isinstance(exc, ConnectionError) else f"{type(exc).__name__}: {exc}"
+        raise GameFailed(f"game {game.index} (seed {game.seed}) failed: {cause}") from None
+    finally:
+        _close_all(bots)
     return GameRecord(game=game.index, seed=game.seed, bots=list(game.seats), actions=final.history,
                       money=final.money(), returns=final.returns(),
                       scores=final.final_scores(), seconds=time.perf_counter() - t0)
-
-
-def replay(record: GameRecord | dict[str, Any], on_action: Callable[[engine.GameState, int], None] | None = None
-           ) -> engine.GameState:
-    """Replay a record's actions from its setup seed; returns the final state. Raises
-    ValueError if an action is illegal or the final money differs from the record."""
-    rec = record if isinstance(record, GameRecord) else GameRecord(**record)
-    state = engine.new_game(num_players=len(rec.bots), seed=rec.seed)
-    for i, a in enumerate(rec.actions):
-        if on_action is not None:
-            on_action(state, a)
-        try:
-            state.apply(a)
-        except engine.IllegalActionError as exc:
-            raise ValueError(f"record of game {rec.game}: action #{i} is illegal: {exc}") from None
-    if not state.is_terminal():
-        raise ValueError(f"record of game {rec.game}: the actions do not reach the end")
-    if state.money() != list(rec.money):
-        raise ValueError(f"record of game {rec.game}: final money {state.money()} != recorded {rec.money}")
-    return state
-
-
-def read_records(path: str) -> list[GameRecord]:
-    out = []
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if line.strip():
-                try:
-                    out.append(GameRecord(**json.loads(line)))
-                except (ValueError, TypeError) as exc:
-                    raise ValueError(f"{path}:{n}: not a game record: {exc}") from None
-    return out
 
 
 # ---------------------------------------------------------------------------- backends
@@ -142,6 +128,7 @@ def run_local(games: Sequence[GameSpec], workers: int) -> Iterator[GameRecord]:
     """Play games on local processes, yielding records as they finish. Games of fast
     bots go out in small chunks so that they do not drown in inter-process overhead;
     games of searching bots one at a time, so that Ctrl-C loses none that finished.
+    Workers are forked, or spawned when a bot is remote (gRPC and fork() do not mix).
     On Ctrl-C (KeyboardInterrupt) the workers are terminated at once."""
     if workers <= 1:
         for g in games:
@@ -149,9 +136,13 @@ def run_local(games: Sequence[GameSpec], workers: int) -> Iterator[GameRecord]:
         return
     import multiprocessing
 
-    fast = all(spec.split(":")[0] in FAST_BOTS for g in games for spec in g.seats)
-    size = max(1, min(16, len(games) // (workers * 8))) if fast else 1
-    pool = multiprocessing.get_context("fork").Pool(workers, initializer=_init_worker)
+    kinds = {spec.split(":")[0].strip().lower() for g in games for spec in g.seats}
+    size = max(1, min(16, len(games) // (workers * 8))) if kinds <= set(FAST_BOTS) else 1
+    # gRPC does not survive fork() in a process that has used it (the remote bots' health
+    # check): a forked worker can hang on a lock held at the fork. Remote bots get fresh
+    # worker processes.
+    method = "spawn" if "remote" in kinds else "fork"
+    pool = multiprocessing.get_context(method).Pool(workers, initializer=_init_worker)
     try:
         yield from pool.imap_unordered(play_scheduled, games, chunksize=size)
         pool.close()
@@ -183,7 +174,10 @@ def run_ray(games: Sequence[GameSpec], workers: int, address: str | None) -> Ite
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             for ref in done:
-                yield ray.get(ref)
+                try:
+                    yield ray.get(ref)
+                except ray.exceptions.RayTaskError as exc:   # the task's GameFailed
+                    raise GameFailed(str(getattr(exc, "cause", None) or exc)) from None
     finally:
         if started:
             ray.shutdown()
@@ -193,33 +187,113 @@ def run_ray(games: Sequence[GameSpec], workers: int, address: str | None) -> Ite
 
 @dataclass
 class Tournament:
-    """Results of a tournament (records in game order)."""
+    """Results of a tournament (records in game order). `scheduled` is how many games
+    the schedule has; `error` says why it stopped early if a game failed."""
 
     bots: list[str]
     players: int
     records: list[GameRecord] = field(default_factory=list)
     interrupted: bool = False
     seconds: float = 0.0
+    scheduled: int = 0
+    run: str = ""
+    error: str | None = None
 
     def results(self) -> list[GameResult]:
         return [r.result() for r in sorted(self.records, key=lambda r: r.game)]
 
-    def report(self, bootstrap: int = 200) -> dict[str, Any]:
-        """The results: win rates, pairwise table and ratings; solo (players == 1) the
-        mean and spread of each bot's score ("solo") instead."""
+    def report(self, bootstrap: int | None = None) -> dict[str, Any]:
+        """The results: win rates, pairwise table and ratings with profile-likelihood
+        intervals; solo (players == 1) the mean and spread of each bot's score ("solo")
+        instead. Bots that played no game are listed as "unplayed" and left out of the
+        statistics. (`bootstrap` is no longer used: the intervals are not resampled.)"""
+        if bootstrap is not None:
+            warnings.warn("Tournament.report(bootstrap=...) is no longer used: rating intervals "
+                          "are profile-likelihood intervals", DeprecationWarning, stacklevel=2)
         res = self.results()
+        seen = {b for r in res for b in r.bots}
+        played = [b for b in self.bots if b in seen]
         out: dict[str, Any] = {
             "players": self.players, "bots": self.bots, "games": len(res),
-            "interrupted": self.interrupted, "seconds": self.seconds,
+            "scheduled": self.scheduled or len(res), "run": self.run,
+            "interrupted": self.interrupted, "error": self.error, "seconds": self.seconds,
+            "unplayed": [b for b in self.bots if b not in seen],
         }
         if self.players == 1:
             out["solo"] = [asdict(s) for s in solo_summary(res)]
             return out
         out["summary"] = [asdict(s) for s in summarize(res)]
-        out["pairwise"] = {"bots": self.bots, "table": pairwise_table(res, self.bots)}
+        out["pairwise"] = {"bots": played, "table": pairwise_table(res, played)}
         if res:
-            out["ratings"] = [asdict(r) for r in ratings(res, self.bots, bootstrap=bootstrap)]
+            out["ratings"] = [asdict(r) for r in ratings(res, played)]
         return out
+
+
+def _check_records_file(path: str, setup: ArenaSetup) -> None:
+    """Refuse to append a run of `setup` to a records file of another arena."""
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        return
+    try:
+        records = read_records(path)
+    except OSError as exc:
+        raise RecordsError(f"--records {path}: cannot read it: {exc}") from None
+    others = {r.run: r.setup() for r in records if r.setup() != setup}
+    if others:
+        run, other = next(iter(others.items()))
+        what = f"run {run} ({other.describe()})" if other else "games of an older arena without run ids"
+        raise RecordsError(f"--records {path} already holds {what}, not this arena; give another "
+                           f"--records file, or finish that arena with --resume {path}")
+
+
+def _preflight(bots: Sequence[str]) -> None:
+    """Check every spec before any game: a bad spec is a ValueError; a remote bot whose
+    service does not answer its health check is a `RemoteError` (a ConnectionError)."""
+    from gallerist.ai.spec import make_bot
+
+    for spec in bots:
+        bot = make_bot(spec)
+        try:
+            check = getattr(bot, "check_reachable", None)
+            if callable(check):
+                check()
+        finally:
+            _close_all([bot])
+
+
+def _play(t: Tournament, plan: Sequence[GameSpec], setup: ArenaSetup, *, workers: int, backend: str,
+          ray_address: str | None, records_path: str | None,
+          progress: Callable[[int, int], None] | None) -> Tournament:
+    """Play `plan`, adding the records to `t` (and appending them to `records_path` as
+    they finish). Ctrl-C, or a game that fails, stops the tournament: it is marked
+    interrupted (with the failure as `error`) and keeps every finished game."""
+    if backend == "local":
+        source: Iterable[GameRecord] = run_local(plan, workers)
+    elif backend == "ray":
+        source = run_ray(plan, workers, ray_address)
+    else:
+        raise ValueError(f"unknown backend {backend!r}: use 'local' or 'ray'")
+    t0 = time.perf_counter()
+    fh = open(records_path, "a", encoding="utf-8") if records_path else None
+    try:
+        for rec in source:
+            rec.run, rec.arena = t.run, setup.as_dict()
+            t.records.append(rec)
+            if fh:
+                fh.write(rec.to_json() + "\n")
+                fh.flush()
+            if progress:
+                progress(len(t.records), t.scheduled)
+    except KeyboardInterrupt:
+        t.interrupted = True
+        log.warning("interrupted: keeping %d finished games", len(t.records))
+    except GameFailed as exc:
+        t.interrupted, t.error = True, str(exc)
+        log.warning("stopped: a game failed; keeping %d finished games", len(t.records))
+    finally:
+        if fh:
+            fh.close()
+        t.seconds += time.perf_counter() - t0
+    return t
 
 
 def run_tournament(bots: Sequence[str], *, players: int = 2, games: int = 20, workers: int = 1,
@@ -228,116 +302,72 @@ def run_tournament(bots: Sequence[str], *, players: int = 2, games: int = 20, wo
                    progress: Callable[[int, int], None] | None = None) -> Tournament:
     """Play a tournament. Records are appended to `records_path` (JSON Lines) as games
     finish, so Ctrl-C keeps every finished game; the tournament is then marked interrupted.
-    """
-    from gallerist.ai.spec import make_bot
+    A game that fails (e.g. a remote bot's service died) stops it the same way, with
+    the cause as `error`.
 
+    Raises:
+        ValueError: a bad spec or argument; `RecordsError` if `records_path` holds the
+            records of another arena.
+        ConnectionError: a remote bot's service does not answer (before any game).
+    """
     bots = list(dict.fromkeys(bots))
-    for spec in bots:
-        make_bot(spec)        # a bad spec fails here, before any game starts
     plan = schedule(bots, players, games, seed)
-    t = Tournament(bots=bots, players=players)
-    t0 = time.perf_counter()
-    if backend == "local":
-        source: Iterable[GameRecord] = run_local(plan, workers)
-    elif backend == "ray":
-        source = run_ray(plan, workers, ray_address)
-    else:
-        raise ValueError(f"unknown backend {backend!r}: use 'local' or 'ray'")
-    fh = open(records_path, "a", encoding="utf-8") if records_path else None
-    try:
-        for rec in source:
-            t.records.append(rec)
-            if fh:
-                fh.write(json.dumps(asdict(rec)) + "\n")
-                fh.flush()
-            if progress:
-                progress(len(t.records), len(plan))
-    except KeyboardInterrupt:
-        t.interrupted = True
-        log.warning("interrupted: keeping %d finished games", len(t.records))
-    finally:
-        if fh:
-            fh.close()
-        t.seconds = time.perf_counter() - t0
+    setup = ArenaSetup(bots=tuple(bots), players=players, games=games, seed=seed)
+    if records_path:
+        _check_records_file(records_path, setup)
+    _preflight(bots)
+    t = Tournament(bots=bots, players=players, scheduled=len(plan), run=new_run_id())
+    return _play(t, plan, setup, workers=workers, backend=backend, ray_address=ray_address,
+                 records_path=records_path, progress=progress)
+
+
+def summarise_records(records_path: str, run: str | None = None) -> Tournament:
+    """The tournament of one run of a records file (default: its last run), as played
+    so far, without playing anything. Records without an arena (written before runs
+    existed) are summarised over the bots they name.
+
+    Raises:
+        OSError, ValueError: the file cannot be read or holds no such run.
+    """
+    records = sorted(run_records(read_records(records_path), run, records_path), key=lambda r: r.game)
+    t = Tournament(bots=list(dict.fromkeys(b for r in records for b in r.bots)),
+                   players=len(records[0].bots), records=records, scheduled=len(records),
+                   run=records[0].run, seconds=sum(r.seconds for r in records))
+    setup = records[0].setup()
+    if setup is not None:
+        plan = schedule(list(setup.bots), setup.players, setup.games, setup.seed)
+        t.bots, t.players, t.scheduled = list(setup.bots), setup.players, len(plan)
+        t.interrupted = bool({g.index for g in plan} - {r.game for r in records})
     return t
 
 
-def format_report(report: dict[str, Any]) -> str:
-    """The report as readable tables."""
-    players = "solo against Lacerda" if report["players"] == 1 else f"{report['players']} players"
-    lines = [f"{report['games']} games, {players}"
-             + (" (interrupted)" if report["interrupted"] else "") + f", {report['seconds']:.1f} s"]
-    if "solo" in report:
-        lines.append(f"{'bot':<36} {'games':>5} {'mean':>7} {'std':>6} {'95% CI of mean':>15} "
-                     f"{'min':>5} {'max':>5}")
-        for s in report["solo"]:
-            lo, hi = s["mean_ci"]
-            lines.append(f"{s['bot']:<36} {s['games']:>5} {s['mean_score']:>7.1f} "
-                         f"{s['std_score']:>6.1f} {f'{lo:.1f}-{hi:.1f}':>15} "
-                         f"{s['min_score']:>5} {s['max_score']:>5}")
-        return "\n".join(lines)
-    lines.append(f"{'bot':<36} {'games':>5} {'wins':>6} {'win rate':>9} {'95% CI':>15} {'money':>7} {'margin':>7}")
-    for s in report["summary"]:
-        lo, hi = s["win_rate_ci"]
-        lines.append(f"{s['bot']:<36} {s['games']:>5} {s['wins']:>6.1f} {100 * s['win_rate']:>8.1f}% "
-                     f"{f'{100 * lo:.1f}-{100 * hi:.1f}%':>15} {s['mean_money']:>7.1f} {s['mean_margin']:>7.1f}")
-    bots = report["pairwise"]["bots"]
-    lines.append("")
-    lines.append("pairwise: row finished ahead of column")
-    lines.append(" " * 28 + "".join(f"{i + 1:>8}" for i in range(len(bots))))
-    for i, b in enumerate(bots):
-        cells = "".join(f"{'-':>8}" if v is None else f"{100 * v:>7.0f}%" for v in report["pairwise"]["table"][i])
-        lines.append(f"{i + 1:>2} {b[:25]:<25}{cells}")
-    if "ratings" in report:
-        lines.append("")
-        lines.append(f"{'rating (Bradley-Terry, Elo scale)':<36} {'elo':>7} {'95% CI':>17}")
-        for r in report["ratings"]:
-            lines.append(f"{r['bot']:<36} {r['elo']:>7.0f} {r['ci'][0]:>8.0f} {r['ci'][1]:>8.0f}")
-    return "\n".join(lines)
+def resume_tournament(records_path: str, *, run: str | None = None, workers: int = 1,
+                      backend: str = "local", ray_address: str | None = None,
+                      progress: Callable[[int, int], None] | None = None) -> Tournament:
+    """Finish a run of a records file (default: its last run): play only the games of
+    its schedule that have no record yet, append them under the same run id, and return
+    the whole tournament (the old games and the new ones). The same seeds give the same
+    games as an uninterrupted run.
 
-
-def plot_ratings(report: dict[str, Any], path: str) -> None:
-    """Draw the ratings with their intervals to a PNG (solo: each bot's mean score with
-    its 95% interval and a bar of one standard deviation)."""
-    if "solo" in report:
-        _plot_solo(report, path)
-        return
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    rs = report.get("ratings", [])
-    fig, ax = plt.subplots(figsize=(7, 0.6 * max(2, len(rs)) + 1.2))
-    ys = list(range(len(rs)))[::-1]
-    for y, r in zip(ys, rs):
-        ax.errorbar(r["elo"], y, xerr=[[r["elo"] - r["ci"][0]], [r["ci"][1] - r["elo"]]],
-                    fmt="o", capsize=4, color="tab:blue")
-    ax.set_yticks(ys, [r["bot"] for r in rs])
-    ax.axvline(0, color="grey", lw=0.5)
-    ax.set_xlabel("rating (Bradley-Terry, Elo scale; 95% bootstrap interval)")
-    ax.set_title(f"{report['games']} games, {report['players']} players")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-
-
-def _plot_solo(report: dict[str, Any], path: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    rs = report["solo"]
-    fig, ax = plt.subplots(figsize=(7, 0.6 * max(2, len(rs)) + 1.2))
-    ys = list(range(len(rs)))[::-1]
-    for y, r in zip(ys, rs):
-        ax.errorbar(r["mean_score"], y, xerr=r["std_score"], fmt="none", ecolor="lightgrey",
-                    elinewidth=6)
-        lo, hi = r["mean_ci"]
-        ax.errorbar(r["mean_score"], y, xerr=[[r["mean_score"] - lo], [hi - r["mean_score"]]],
-                    fmt="o", capsize=4, color="tab:blue")
-    ax.set_yticks(ys, [r["bot"] for r in rs])
-    ax.set_xlabel("solo score, $ (mean, 95% interval; grey: one standard deviation)")
-    ax.set_title(f"{report['games']} games, solo against Lacerda")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    Raises:
+        OSError, ValueError: the file cannot be read, or its records have no schedule.
+        ConnectionError: a remote bot's service does not answer (before any game).
+    """
+    t = summarise_records(records_path, run)
+    first = t.records[0]
+    setup = first.setup()
+    if setup is None:
+        raise RecordsError(f"{records_path}: the records have no arena schedule (written by an "
+                           f"older version); they can be summarised (--summarise) but not resumed")
+    done = {r.game for r in t.records}
+    missing = [g for g in schedule(list(setup.bots), setup.players, setup.games, setup.seed)
+               if g.index not in done]
+    t.interrupted = False
+    if missing:
+        _preflight(list(setup.bots))
+        log.info("resuming run %s: %d of %d games recorded, playing the %d missing",
+                 t.run, len(done), t.scheduled, len(missing))
+        _play(t, missing, setup, workers=workers, backend=backend, ray_address=ray_address,
+              records_path=records_path, progress=progress)
+    t.records.sort(key=lambda r: r.game)
+    return t

@@ -1,5 +1,5 @@
 """Tournament statistics: win rates with confidence intervals, pairwise tables, and
-Bradley-Terry ratings (Elo scale) with bootstrap intervals.
+Bradley-Terry ratings (Elo scale) with profile-likelihood intervals.
 
 A game result is the bots' specs by seat with each seat's final money and win share
 (1/k for k tied winners). Finishing order (money, then the engine's tie-breakers, which
@@ -9,6 +9,13 @@ With two players this is the plain win/loss; with three or four it is a rating o
 finishing order (the pairwise, "Plackett-Luce by pairs" reading). Solo games (one
 player against Lacerda) have no opponent to rank against: `solo_summary` reports the
 mean and spread of each bot's score instead.
+
+The intervals come from well-kept libraries: Wilson intervals of win rates from
+statsmodels (`proportion_confint`), Student's t quantiles of the solo mean and the
+chi-squared quantile of the rating intervals from scipy.stats, the profile
+maximisation and root finding from scipy.optimize. Ratings carry a small prior (virtual
+drawn games between every pair of bots), so an unbeaten or winless bot gets a finite
+rating and an interval of honest, non-zero width however few games it played.
 """
 from __future__ import annotations
 
@@ -18,7 +25,13 @@ from typing import Sequence
 
 import numpy as np
 
-Z95 = 1.959963984540054
+#: Confidence level of every interval reported.
+LEVEL = 0.95
+#: The ratings' prior: virtual wins each bot has, and as many losses, spread evenly
+#: over the other bots (half a win and half a loss against each opponent with two bots).
+PRIOR = 0.5
+#: Elo points per natural-log unit of strength (400 Elo: odds of 10 to 1).
+ELO_PER_UNIT = 400.0 / math.log(10.0)
 
 
 @dataclass(frozen=True)
@@ -39,15 +52,15 @@ class GameResult:
         return 0.5
 
 
-def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a proportion (shared wins count fractionally)."""
+def wilson_interval(successes: float, n: int, level: float = LEVEL) -> tuple[float, float]:
+    """Wilson score interval of a proportion (shared wins count fractionally), from
+    statsmodels' `proportion_confint`; (0, 1) without any trial."""
     if n <= 0:
         return (0.0, 1.0)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(successes, n, alpha=1.0 - level, method="wilson")
+    return (max(0.0, float(lo)), min(1.0, float(hi)))
 
 
 @dataclass
@@ -86,21 +99,24 @@ def summarize(results: Sequence[GameResult]) -> list[BotSummary]:
 @dataclass
 class SoloSummary:
     """Solo games (one player against Lacerda): the bot's final money, its spread and a
-    95% interval of the mean (normal approximation)."""
+    95% interval of the mean (Student's t with games - 1 degrees of freedom; None for a
+    single game, which says nothing about the spread)."""
 
     bot: str
     games: int
     mean_score: float
     std_score: float
-    mean_ci: tuple[float, float]
+    mean_ci: tuple[float, float] | None
     min_score: int
     max_score: int
 
 
 def solo_summary(results: Sequence[GameResult]) -> list[SoloSummary]:
     """Per bot, over its solo games: games, mean score (final money), its sample
-    standard deviation (0 for one game), the 95% interval of the mean, min and max;
-    best mean first."""
+    standard deviation (0 for one game), the 95% t interval of the mean (None for one
+    game), min and max; best mean first."""
+    from scipy import stats
+
     scores: dict[str, list[int]] = {}
     for r in results:
         scores.setdefault(r.bots[0], []).append(r.money[0])
@@ -109,9 +125,12 @@ def solo_summary(results: Sequence[GameResult]) -> list[SoloSummary]:
         n = len(xs)
         mean = sum(xs) / n
         std = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1)) if n > 1 else 0.0
-        half = Z95 * std / math.sqrt(n)
+        ci = None
+        if n > 1:
+            half = float(stats.t.ppf(0.5 + LEVEL / 2, n - 1)) * std / math.sqrt(n)
+            ci = (mean - half, mean + half)
         out.append(SoloSummary(bot=bot, games=n, mean_score=mean, std_score=std,
-                               mean_ci=(mean - half, mean + half), min_score=min(xs),
+                               mean_ci=ci, min_score=min(xs),
                                max_score=max(xs)))
     out.sort(key=lambda s: -s.mean_score)
     return out
@@ -135,34 +154,38 @@ def pairwise_table(results: Sequence[GameResult], bots: Sequence[str]) -> list[l
             for a in range(n)]
 
 
-def _pair_matrix(results: Sequence[GameResult], idx: dict[str, int], weights: np.ndarray | None = None) -> np.ndarray:
+def _pair_matrix(results: Sequence[GameResult], idx: dict[str, int]) -> np.ndarray:
+    """wins[a, b]: how often bot a finished ahead of bot b (ties count half each way)."""
     n = len(idx)
     w = np.zeros((n, n))
-    for g, r in enumerate(results):
-        k = 1.0 if weights is None else weights[g]
-        if k == 0:
-            continue
+    for r in results:
         for i in range(len(r.bots)):
             for j in range(i + 1, len(r.bots)):
                 if r.bots[i] == r.bots[j]:
                     continue
                 a, b = idx[r.bots[i]], idx[r.bots[j]]
                 s = r.pair_score(i, j)
-                w[a, b] += k * s
-                w[b, a] += k * (1 - s)
+                w[a, b] += s
+                w[b, a] += 1 - s
     return w
 
 
-def bradley_terry(wins: np.ndarray, iterations: int = 500, prior: float = 0.5) -> np.ndarray:
+def with_prior(wins: np.ndarray, prior: float = PRIOR) -> np.ndarray:
+    """The win matrix plus the prior: `prior` virtual wins and as many losses per bot,
+    spread evenly over the other bots."""
+    n = wins.shape[0]
+    return wins + prior * (1 - np.eye(n)) / max(1, n - 1)
+
+
+def bradley_terry(wins: np.ndarray, iterations: int = 500, prior: float = PRIOR) -> np.ndarray:
     """Bradley-Terry strengths by the MM algorithm, as Elo-scale ratings (mean 0).
 
-    `wins[a, b]` is how often a beat b (fractions allowed). A small prior (`prior` wins
-    each way against a virtual average opponent) keeps unbeaten or winless bots finite.
+    `wins[a, b]` is how often a beat b (fractions allowed); `prior` (see `with_prior`)
+    keeps unbeaten or winless bots finite.
     """
-    n = wins.shape[0]
-    w = wins + prior * (1 - np.eye(n)) / max(1, n - 1)
+    w = with_prior(wins, prior)
     games = w + w.T
-    p = np.ones(n)
+    p = np.ones(w.shape[0])
     total_wins = w.sum(axis=1)
     for _ in range(iterations):
         denom = (games / (p[:, None] + p[None, :] + 1e-300)).sum(axis=1)
@@ -183,21 +206,23 @@ class Rating:
     ci: tuple[float, float]
 
 
-def ratings(results: Sequence[GameResult], bots: Sequence[str], bootstrap: int = 200,
-            seed: int = 0) -> list[Rating]:
-    """Bradley-Terry (Elo scale) ratings fitted on all results, with 95% intervals from
-    a bootstrap over games."""
+def ratings(results: Sequence[GameResult], bots: Sequence[str], prior: float = PRIOR) -> list[Rating]:
+    """Bradley-Terry (Elo scale, mean 0) ratings fitted on all results with the prior,
+    and their 95% profile-likelihood intervals (`ai.rating_intervals`); best first.
+
+    The pairs of a three- or four-player game are counted as independent games, so
+    there the intervals are somewhat too narrow.
+    """
+    from gallerist.ai.rating_intervals import profile_intervals
+
+    if prior <= 0:
+        raise ValueError(f"prior must be > 0 (it keeps perfect records finite), got {prior}")
     idx = {b: i for i, b in enumerate(bots)}
-    point = bradley_terry(_pair_matrix(results, idx))
-    rng = np.random.default_rng(seed)
-    samples = np.empty((bootstrap, len(bots)))
-    m = len(results)
-    for k in range(bootstrap):
-        weights = np.bincount(rng.integers(0, m, size=m), minlength=m).astype(float) if m else None
-        samples[k] = bradley_terry(_pair_matrix(results, idx, weights))
-    out = []
-    for b, i in idx.items():
-        lo, hi = (np.percentile(samples[:, i], [2.5, 97.5]) if bootstrap else (point[i], point[i]))
-        out.append(Rating(bot=b, elo=float(point[i]), ci=(float(lo), float(hi))))
+    wins = _pair_matrix(results, idx)
+    point = bradley_terry(wins, prior=prior)
+    bounds = profile_intervals(with_prior(wins, prior), point / ELO_PER_UNIT, LEVEL)
+    out = [Rating(bot=b, elo=float(point[i]),
+                  ci=(float(bounds[i][0] * ELO_PER_UNIT), float(bounds[i][1] * ELO_PER_UNIT)))
+           for b, i in idx.items()]
     out.sort(key=lambda r: -r.elo)
     return out

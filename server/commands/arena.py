@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from gallerist.server.commands import CliError
@@ -22,25 +23,83 @@ def add(sub: Any) -> None:
         "arena", help="a tournament between bots, with ratings",
         description="Play a tournament between bot specs (every seating on the same setup "
                     "seed), print win rates with 95%% intervals, a pairwise table and "
-                    "Bradley-Terry ratings with bootstrap intervals; write results JSON, "
-                    "the games as JSON Lines and a PNG of the ratings. A bot may be remote: "
-                    "remote:HOST:PORT,bot=mcts,iterations=500.")
+                    "Bradley-Terry ratings with profile-likelihood intervals; write results "
+                    "JSON, the games as JSON Lines and a PNG of the ratings. A bot may be "
+                    "remote: remote:HOST:PORT,bot=mcts,iterations=500. An arena stopped early "
+                    "(Ctrl-C, a failed game) can be finished with --resume or summarised "
+                    "with --summarise from its records.")
     ap.set_defaults(func=run)
-    ap.add_argument("bots", nargs="+", help='bot specs, e.g. "mcts:iterations=1000" expectimax:depth=2 greedy random')
-    ap.add_argument("--players", type=int, default=2, choices=(1, 2, 3, 4),
-                    help="players per game (1: solo against Lacerda, scored by mean money)")
-    ap.add_argument("--games", type=int, default=20,
-                    help="games to play at least (rounded up so every seating is played)")
+    ap.add_argument("bots", nargs="*",
+                    help='bot specs, e.g. "mcts:iterations=1000" expectimax:depth=2 greedy random')
+    ap.add_argument("--players", type=int, default=None, choices=(1, 2, 3, 4),
+                    help="players per game (1: solo against Lacerda, scored by mean money; default 2)")
+    ap.add_argument("--games", type=int, default=None,
+                    help="games to play at least (rounded up so every seating is played; default 20)")
     ap.add_argument("--workers", type=int, default=0, help="parallel games (default: all cores)")
-    ap.add_argument("--seed", type=int, default=0, help="first setup seed")
+    ap.add_argument("--seed", type=int, default=None, help="first setup seed (default 0)")
     ap.add_argument("--backend", choices=("local", "ray"), default="local",
                     help="local processes, or Ray tasks (pip install -e '.[ray]')")
     ap.add_argument("--ray-address", default=None, help="Ray cluster address (default: a local cluster)")
-    ap.add_argument("--records", default="arena-games.jsonl", help="JSON Lines file the games are appended to")
+    ap.add_argument("--records", default=None,
+                    help="JSON Lines file the games are appended to (default arena-games.jsonl; "
+                         "a file of another arena is refused)")
+    again = ap.add_mutually_exclusive_group()
+    again.add_argument("--resume", metavar="RECORDS",
+                       help="finish the arena of a records file: play only its missing games "
+                            "(same schedule, same seeds), append them, summarise all")
+    again.add_argument("--summarise", "--summarize", metavar="RECORDS",
+                       help="summarise the arena of a records file without playing")
+    ap.add_argument("--run", default=None,
+                    help="with --resume/--summarise: the run id (default: the file's last run)")
     ap.add_argument("--out", default="arena-results.json", help="results as JSON")
     ap.add_argument("--png", default="arena-ratings.png", help="ratings picture")
-    ap.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples for rating intervals")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+#: The schedule's options and their defaults (taken from the records with --resume).
+SCHEDULE_DEFAULTS = {"players": 2, "games": 20, "seed": 0}
+#: Where a new arena's games go by default.
+DEFAULT_RECORDS = "arena-games.jsonl"
+
+
+def _check_arguments(args: argparse.Namespace) -> str | None:
+    """Check the combination of arguments and fill in the schedule's defaults; return
+    the records file to resume or summarise (None: a new arena)."""
+    again = args.resume or args.summarise
+    option = "--resume" if args.resume else "--summarise"
+    if again:
+        given = [f"--{k}" for k in (*SCHEDULE_DEFAULTS, "records") if getattr(args, k) is not None]
+        if args.bots or given:
+            what = ", ".join((["bot specs"] if args.bots else []) + given)
+            raise CliError(f"{option} takes the bots, the schedule and the records from "
+                           f"{again}; do not give {what}")
+        if not os.path.isfile(again):
+            raise CliError(f"{option} {again}: no such file (give the records file of an arena)")
+        return str(again)
+    if args.run is not None:
+        raise CliError("--run goes with --resume or --summarise")
+    if not args.bots:
+        raise CliError("give the bot specs to play (or --resume/--summarise RECORDS)")
+    for key, value in {**SCHEDULE_DEFAULTS, "records": DEFAULT_RECORDS}.items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
+    return None
+
+
+def _tournament(args: argparse.Namespace, again: str | None, workers: int,
+                progress: Callable[[int, int], None]) -> Any:
+    """Play (or resume, or only read) the tournament the arguments ask for."""
+    from gallerist.ai.arena import resume_tournament, run_tournament, summarise_records
+
+    if args.summarise:
+        return summarise_records(args.summarise, args.run)
+    if again:
+        return resume_tournament(again, run=args.run, workers=workers, backend=args.backend,
+                                 ray_address=args.ray_address, progress=progress)
+    return run_tournament(args.bots, players=args.players, games=args.games,
+                          workers=workers, seed=args.seed, backend=args.backend,
+                          ray_address=args.ray_address, records_path=args.records,
+                          progress=progress)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,13 +107,21 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
     from tqdm.contrib.logging import logging_redirect_tqdm
 
-    from gallerist.ai.arena import format_report, plot_ratings, run_tournament
+    from gallerist.ai.arena import format_report, plot_ratings
+    from gallerist.ai.arena_report import preload
 
+    again = _check_arguments(args)
+    records = again or args.records
     # Every output path is checked before the first game: a bad one must not cost the games.
-    for option, path in (("--out", args.out), ("--records", args.records), ("--png", args.png)):
+    outputs = [("--out", args.out), ("--png", args.png)]
+    if not args.summarise:
+        outputs.append(("--resume" if args.resume else "--records", records))
+    for option, path in outputs:
         check_output_path(path, option)
     workers = args.workers or os.cpu_count() or 1
-    bar = None if args.no_progress else tqdm(total=None, unit="game", desc="arena", file=sys.stderr)
+    preload()
+    bar = None if args.no_progress or args.summarise else tqdm(total=None, unit="game", desc="arena",
+                                                               file=sys.stderr)
 
     def progress(done: int, total: int) -> None:
         if bar is not None:
@@ -67,19 +134,17 @@ def run(args: argparse.Namespace) -> int:
                 if bar is not None else contextlib.nullcontext())
     try:
         with redirect:
-            t = run_tournament(args.bots, players=args.players, games=args.games,
-                               workers=workers, seed=args.seed, backend=args.backend,
-                               ray_address=args.ray_address, records_path=args.records,
-                               progress=progress)
-    except ValueError as exc:
+            t = _tournament(args, again, workers, progress)
+    except (ValueError, OSError, ConnectionError) as exc:
         if bar is not None:   # the error goes on its own line, not after the bar's
             bar.close()
             bar = None
-        raise CliError(str(exc)) from None
+        # a service that does not answer is a failure (1), anything else bad input (2)
+        raise CliError(str(exc), status=1 if isinstance(exc, ConnectionError) else 2) from None
     finally:
         if bar is not None:
             bar.close()
-    report = t.report(bootstrap=args.bootstrap)
+    report = t.report()
     print(format_report(report))
     try:
         with open(args.out, "w", encoding="utf-8") as fh:
@@ -87,7 +152,10 @@ def run(args: argparse.Namespace) -> int:
         if report["games"]:
             plot_ratings(report, args.png)
     except OSError as exc:
-        raise CliError(f"cannot write the results: {exc}; the games are in {args.records}",
+        raise CliError(f"cannot write the results: {exc}; the games are in {records}",
                        status=1) from None
-    print(f"\nresults: {args.out}  games: {args.records}  picture: {args.png}")
-    return 130 if t.interrupted else 0
+    print(f"\nresults: {args.out}  games: {records}  picture: {args.png}")
+    if t.error:
+        raise CliError(f"{t.error}; the {len(t.records)} finished games are summarised above; "
+                       f"finish the arena with: gallerist arena --resume {records}", status=1)
+    return 130 if t.interrupted and not args.summarise else 0

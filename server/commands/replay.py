@@ -17,12 +17,15 @@ def add(sub: Any) -> None:
     ap.set_defaults(func=run)
     ap.add_argument("file", help="a JSON Lines file written by `gallerist arena`")
     ap.add_argument("--game", type=int, default=0, help="game number (the record's `game`)")
+    ap.add_argument("--run", default=None,
+                    help="run id (the record's `run`), needed when several runs of the file "
+                         "have the game")
     ap.add_argument("--boards", action="store_true", help="print the board at every turn start")
 
 
 def run(args: argparse.Namespace) -> int:
     """``gallerist replay``."""
-    from gallerist.ai.arena import read_records, replay
+    from gallerist.ai.arena_records import RecordsError, find_game, read_records, replay
     from gallerist.engine.actions import action_to_string
 
     try:
@@ -30,12 +33,14 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         print(f"gallerist replay: {exc}", file=sys.stderr)
         return 2
-    rec = next((r for r in records if r.game == args.game), None)
-    if rec is None:
-        print(f"gallerist replay: no game {args.game} in {args.file} "
-              f"(games: {', '.join(str(r.game) for r in records[:20])}...)", file=sys.stderr)
+    try:
+        rec = find_game(records, args.game, args.run, args.file)
+    except RecordsError as exc:
+        print(f"gallerist replay: {exc}", file=sys.stderr)
         return 2
-    print(f"game {rec.game}, seed {rec.seed}: " + ", ".join(f"P{i} {b}" for i, b in enumerate(rec.bots)))
+    run = f"run {rec.run}" if rec.run else "no run id"
+    print(f"game {rec.game} ({run}), seed {rec.seed}: "
+          + ", ".join(f"P{i} {b}" for i, b in enumerate(rec.bots)))
     last_turn = [-1]
 
     def show(state, action):  # type: ignore[no-untyped-def]

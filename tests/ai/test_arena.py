@@ -67,7 +67,7 @@ def test_pairwise_table_and_bradley_terry() -> None:
     elo = bradley_terry(np.array([[0.0, 30.0], [10.0, 0.0]]), prior=0.0)
     # P(A beats B) = 0.75  ->  400 log10(3) Elo apart
     assert elo[0] - elo[1] == pytest.approx(400 * np.log10(3), rel=1e-4)
-    r = {x.bot: x for x in ratings(hand_results(), ["A", "B"], bootstrap=50)}
+    r = {x.bot: x for x in ratings(hand_results(), ["A", "B"])}
     assert r["A"].elo > r["B"].elo
     assert r["A"].ci[0] <= r["A"].elo <= r["A"].ci[1]
 
@@ -75,7 +75,7 @@ def test_pairwise_table_and_bradley_terry() -> None:
 def test_three_player_rating_uses_finishing_order() -> None:
     """With 3 players the rating counts every pair of the finishing order."""
     res = [GameResult(("A", "B", "C"), (30, 20, 10), (1.0, 0.0, 0.0))] * 3
-    r = {x.bot: x.elo for x in ratings(res, ["A", "B", "C"], bootstrap=0)}
+    r = {x.bot: x.elo for x in ratings(res, ["A", "B", "C"])}
     assert r["A"] > r["B"] > r["C"]
 
 
@@ -90,7 +90,7 @@ def test_small_tournament_end_to_end_with_records_and_replay(tmp_path) -> None:
     for rec in saved:
         final = replay(rec)
         assert final.money() == rec.money and final.returns() == rec.returns
-    report = t.report(bootstrap=20)
+    report = t.report()
     assert report["games"] == 4 and {s["bot"] for s in report["summary"]} == {"random", "greedy"}
     assert "pairwise" in format_report(report)
     png = tmp_path / "r.png"
@@ -158,7 +158,7 @@ def test_arena_cli_writes_results(tmp_path) -> None:
     out = tmp_path / "res.json"
     rc = gallerist_main(["arena", "random", "greedy", "--games", "2", "--workers", "1",
                          "--records", str(tmp_path / "g.jsonl"), "--out", str(out),
-                         "--png", str(tmp_path / "r.png"), "--bootstrap", "10", "--no-progress"])
+                         "--png", str(tmp_path / "r.png"), "--no-progress"])
     assert rc == 0
     assert json.loads(out.read_text())["games"] == 2
     assert gallerist_main(["replay", str(tmp_path / "g.jsonl"), "--game", "1"]) == 0
@@ -203,7 +203,7 @@ def test_ctrl_c_stops_promptly_and_keeps_finished_games(tmp_path) -> None:
         [sys.executable, "-m", "gallerist.server", "arena", "mcts:iterations=300", "random",
          "--games", "200", "--workers", "2", "--records", str(records),
          "--out", str(tmp_path / "r.json"), "--png", str(tmp_path / "r.png"),
-         "--bootstrap", "5", "--no-progress"],
+         "--no-progress"],
         cwd=root, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
