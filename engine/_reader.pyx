@@ -50,8 +50,6 @@ include "_state_pb.pxi"
 
 #: The version written to and required in `GameState.schema_version`.
 SCHEMA_VERSION = 1
-#: The owner id of Lacerda's pieces in the engine struct (solo).
-LACERDA_OWNER = LACERDA
 
 cdef enum:
     MAX_MONEY = 9999           # the schema's range of money and score amounts ($)
