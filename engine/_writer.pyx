@@ -146,12 +146,16 @@ cdef inline void _packed(Buf* b, int tag, const int8_t* v, int n, int offset) no
 
 
 cdef inline void _bits(Buf* b, int tag, uint64_t mask, int n) noexcept nogil:
-    """A packed repeated field of the set bits k < n (<= 64) of `mask`, ascending."""
-    cdef int8_t v[64]
+    """A packed repeated field of the set bits k < n of `mask`, ascending."""
+    cdef Py_ssize_t at
     cdef int k
+    if not mask:
+        return
+    at = _begin(b, tag)
     for k in range(n):
-        v[k] = k if mask >> k & 1 else -1
-    _packed(b, tag, v, n, 0)
+        if mask >> k & 1:
+            _varint(b, <uint64_t>k)
+    _end(b, at)
 
 
 cdef inline long _seat(int owner) noexcept nogil:
