@@ -500,8 +500,12 @@ cdef int _task_targets(const StateC* s) except -1:
         elif ((kind == T_MARKET_FINISH or kind == T_ASSIST_SRC and a < 21)
               and s.num_players <= 2 and a % 3 == 1):
             fail(f"tasks[{i}].a", "column II is unused with 2 players")   # R-MKT-1
-        elif kind == T_ASSIST_SRC:
-            _assist_target(s, pl, a, i)
+        elif kind == T_ASSIST_SRC and a < 21:
+            if s.mk_asst[a // 3][a % 3] >= 0:
+                fail(f"tasks[{i}].a", f"market space {a} is taken")
+        elif kind == T_ASSIST_SRC and (pl.contract[a - 21] < 0 or pl.contract_asst[a - 21]):
+            fail(f"tasks[{i}].a",
+                 f"contract slot {a - 21} must hold a contract without an assistant")
         elif (kind == T_FAME_STEPS or kind == T_PROMOTE_FINISH) and not s.ar_discovered[a]:
             fail(f"tasks[{i}].a", f"artist {a} is not discovered")
         elif kind == T_DISCOVER_FINISH:
@@ -522,15 +526,6 @@ cdef int _task_targets(const StateC* s) except -1:
             revealing |= 1 << a
         elif kind == T_CH_VISITOR and a == CD_TILE and s.stack_top[b] < 0:
             fail(f"tasks[{i}].b", f"the stack of form {b} has no top tile")
-
-
-cdef int _assist_target(const StateC* s, const PlayerC* pl, int a, int i) except -1:
-    cdef int k = a - 21
-    if a < 21:
-        if s.mk_asst[a // 3][a % 3] >= 0:
-            fail(f"tasks[{i}].a", f"market space {a} is taken")
-    elif pl.contract[k] < 0 or pl.contract_asst[k]:
-        fail(f"tasks[{i}].a", f"contract slot {k} must hold a contract without an assistant")
 
 
 cdef int _totals(const StateC* s) except -1:
