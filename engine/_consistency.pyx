@@ -16,6 +16,8 @@ from libc.string cimport memset
 from gallerist.engine._core cimport (
     StateC, PlayerC, action_t, MAX_LEGAL, NUM_CONTRACTS, LACERDA, LACERDA_ASSISTANTS,
     GAL_HOME, GAL_KO, PIECE_GALLERIST, PIECE_ASSISTANT, COLLECTOR, PLAYER_CHANCE, CD_TILE,
+    ASSISTANTS_PER_PLAYER, VISITORS_TOTAL, TICKETS_PER_COLOUR, ARTIST_FAME0, ARTIST_PROMO0,
+    ARTIST_BONUS_COUNT, WORK_VISITORS, PROMO_TOKENS,
     state_check_invariants, state_legal_actions, state_chance_outcomes, state_current_player,
 )
 from gallerist.engine._core cimport (
@@ -495,10 +497,15 @@ cdef int _task_targets(const StateC* s) except -1:
         elif kind == T_GALLERY_OUT or kind == T_ORIENT or kind == T_CONTRACT_BONUS:
             if pl.contract[a] < 0:
                 fail(f"tasks[{i}].a", f"contract slot {a} is empty")
-        elif kind == T_ASSIST_SRC:
-            _assist_target(s, pl, a, i)
-        elif kind == T_MARKET_FINISH and s.num_players <= 2 and a % 3 == 1:
-            fail(f"tasks[{i}].a", "column II is unused with 2 players")
+        elif ((kind == T_MARKET_FINISH or kind == T_ASSIST_SRC and a < 21)
+              and s.num_players <= 2 and a % 3 == 1):
+            fail(f"tasks[{i}].a", "column II is unused with 2 players")   # R-MKT-1
+        elif kind == T_ASSIST_SRC and a < 21:
+            if s.mk_asst[a // 3][a % 3] >= 0:
+                fail(f"tasks[{i}].a", f"market space {a} is taken")
+        elif kind == T_ASSIST_SRC and (pl.contract[a - 21] < 0 or pl.contract_asst[a - 21]):
+            fail(f"tasks[{i}].a",
+                 f"contract slot {a - 21} must hold a contract without an assistant")
         elif (kind == T_FAME_STEPS or kind == T_PROMOTE_FINISH) and not s.ar_discovered[a]:
             fail(f"tasks[{i}].a", f"artist {a} is not discovered")
         elif kind == T_DISCOVER_FINISH:
@@ -521,76 +528,30 @@ cdef int _task_targets(const StateC* s) except -1:
             fail(f"tasks[{i}].b", f"the stack of form {b} has no top tile")
 
 
-cdef int _assist_target(const StateC* s, const PlayerC* pl, int a, int i) except -1:
-    cdef int k = a - 21
-    if a < 21:
-        if s.num_players <= 2 and a % 3 == 1:
-            fail(f"tasks[{i}].a", "column II is unused with 2 players")
-        if s.mk_asst[a // 3][a % 3] >= 0:
-            fail(f"tasks[{i}].a", f"market space {a} is taken")
-    elif pl.contract[k] < 0 or pl.contract_asst[k]:
-        fail(f"tasks[{i}].a", f"contract slot {k} must hold a contract without an assistant")
-
-
-cdef int _on_board(const StateC* s, int owner) noexcept nogil:
-    """The assistants of `owner` (a seat or LACERDA) on locations, the market and the
-    kicked-out space."""
-    cdef int L, i, count = s.ko_owner == owner and s.ko_kind == PIECE_ASSISTANT
-    for L in range(4):
-        count += s.loc_owner[L] == owner and s.loc_kind[L] == PIECE_ASSISTANT
-    for i in range(21):
-        count += s.mk_asst[i // 3][i % 3] == owner
-    return count
-
-
 cdef int _totals(const StateC* s) except -1:
-    """docs/rules.md §4 component totals, with field names (the C invariant check repeats them)."""
-    cdef int n = s.num_players, c, p, f, a, i, total, on_board
-    cdef const PlayerC* pl
-    for c in range(3):
-        total = s.bag[c] + s.plaza[c]
-        for p in range(n):
-            total += s.players[p].lobby[c] + s.players[p].gallery[c]
-        for f in range(4):
-            total += s.top_visitors[f][c]
-        if c == COLLECTOR:
-            for a in range(8):
-                total += s.ar_collector[a]
-        if total != VISITORS_TOTAL[n][c]:
-            fail("bag|plaza|players[].lobby|players[].gallery|work_stacks[].top_visitors."
-                 + VISITOR_FIELDS[c], f"{VISITOR_FIELDS[c]} visitors total {total} (with those "
-                 f"on red artists), expected {VISITORS_TOTAL[n][c]} for {n} players "
-                 "(docs/rules.md §4)")
-        total = s.box[c] + s.discards[c]
-        for p in range(n):
-            total += s.players[p].tickets[c]
-        if total != TICKETS_PER_COLOUR[n]:
-            fail("box_office|ticket_discards|players[].tickets." + VISITOR_FIELDS[c],
-                 f"{VISITOR_FIELDS[c]} tickets total {total}, expected {TICKETS_PER_COLOUR[n]} "
-                 f"for {n} players (docs/rules.md §4)")
-    for p in range(n):
-        pl = &s.players[p]
-        on_board = (_on_board(s, p) + pl.contract_asst[0] + pl.contract_asst[1]
-                    + pl.contract_asst[2])
-        total = pl.desks + pl.queue + pl.removed + on_board
-        if total != ASSISTANTS_PER_PLAYER:
-            fail(f"players[{p}].assistants", f"desks + queue + removed + {on_board} on the "
-                 f"board = {total}, expected {ASSISTANTS_PER_PLAYER} (docs/rules.md §4)")
-    if n == 1:
-        on_board = _on_board(s, LACERDA)
-        if s.lac_supply + on_board != LACERDA_ASSISTANTS:
-            fail("lacerda.supply", f"supply + {on_board} on the board = "
-                 f"{s.lac_supply + on_board}, expected {LACERDA_ASSISTANTS} (Lacerda's "
-                 "assistants, docs/rules.md §4)")
-    for a in range(8):
-        total = s.ar_tokens[a]
-        for p in range(n):
-            total += s.players[p].commission == a
-            for i in range(s.players[p].nworks):
-                total += s.players[p].works[i] == a
-        if total != 2:
-            fail(f"artists[{a}].signature_tokens",
-                 f"on the artist + exhibited + commissions = {total}, expected 2 (docs/rules.md §4)")
+    """docs/rules.md §4 component totals: the engine's invariant check, its finding named by the
+    fields it counts (what it checks besides, the decoding and the rules above rule out)."""
+    cdef int at[2]
+    cdef int code = state_check_invariants(s, at), n = s.num_players, c = at[0], total = at[1]
+    cdef const PlayerC* pl = &s.players[c if code == 3 else 0]
+    if code == 1:
+        fail("bag|plaza|players[].lobby|players[].gallery|work_stacks[].top_visitors."
+             + VISITOR_FIELDS[c], f"{VISITOR_FIELDS[c]} visitors total {total} (with those "
+             f"on red artists), expected {VISITORS_TOTAL[n][c]} for {n} players (docs/rules.md §4)")
+    elif code == 2:
+        fail("box_office|ticket_discards|players[].tickets." + VISITOR_FIELDS[c],
+             f"{VISITOR_FIELDS[c]} tickets total {total}, expected {TICKETS_PER_COLOUR[n]} "
+             f"for {n} players (docs/rules.md §4)")
+    elif code == 3:
+        fail(f"players[{c}].assistants", f"desks + queue + removed + "
+             f"{total - pl.desks - pl.queue - pl.removed} on the board = {total}, expected "
+             f"{ASSISTANTS_PER_PLAYER} (docs/rules.md §4)")
+    elif code == 9:
+        fail("lacerda.supply", f"supply + {total - s.lac_supply} on the board = {total}, "
+             f"expected {LACERDA_ASSISTANTS} (Lacerda's assistants, docs/rules.md §4)")
+    elif code == 8:
+        fail(f"artists[{c}].signature_tokens",
+             f"on the artist + exhibited + commissions = {total}, expected 2 (docs/rules.md §4)")
 
 
 # ================================================================ the engine's word

@@ -345,7 +345,7 @@ cdef bint state_is_legal(StateC* s, action_t a) noexcept nogil
 cdef int state_sample_chance(StateC* s, RngC* rng) noexcept nogil
 cdef void state_final_money(const StateC* s, int* out) noexcept nogil
 cdef void state_returns(const StateC* s, double* out) noexcept nogil
-cdef int state_check_invariants(const StateC* s) noexcept nogil
+cdef int state_check_invariants(const StateC* s, int* at=*) noexcept nogil
 cdef int state_sale_value(const StateC* s, int artist) noexcept nogil
 cdef void state_resample_hidden(StateC* s, int player, RngC* rng) noexcept nogil
 cdef long playout_random(StateC* s, RngC* rng, int max_decisions) noexcept nogil

@@ -4,9 +4,6 @@ from typing import Any
 from gallerist.engine.state import GameState
 
 SCHEMA_VERSION: int
-LACERDA_OWNER: int
-VISITOR_FIELDS: tuple[str, ...]
-FORM_FIELDS: tuple[str, ...]
 SCORE_FIELDS: tuple[str, ...]
 
 def task_rules() -> dict[int, tuple[bool, tuple[Any, Any, Any]]]: ...

@@ -26,6 +26,8 @@ from libc.string cimport memset
 from gallerist.engine._core cimport (
     StateC, TaskC, PlayerC, MAX_TASKS, MAX_PILE, NUM_CONTRACTS, NUM_REP_TILES, NUM_ACTIONS,
     LACERDA, LACERDA_ASSISTANTS, CS_FACE_UP, MAX_TURNS_PER_PLAYER, CD_TILE,
+    ASSISTANTS_PER_PLAYER, VISITORS_TOTAL, TICKETS_PER_COLOUR, EASELS, FAME_MAX, INFLUENCE_MAX,
+    PROMO_TOKENS, NUM_DESKS, START_QUEUE,
 )
 from gallerist.engine._core cimport (
     T_LEAVE, T_LOC_ACTION, T_PAY, T_FAME_STEPS, T_TICKET_OR, T_BOX_DISCARD, T_VISITOR_PLAZA,
@@ -35,10 +37,7 @@ from gallerist.engine._core cimport (
     T_PROMOTE_FINISH, T_BEGIN_GAME, T_DISCOVER_FINISH,
 )
 from gallerist.engine._consistency cimport (
-    ASSISTANTS_PER_PLAYER, NUM_KINDS, TILES_PER_FORM_IN_PLAY, check_consistency,
-    VISITORS_TOTAL, TICKETS_PER_COLOUR, EASELS, FAME_MAX, INFLUENCE_MAX, PROMO_TOKENS,
-    NUM_DESKS, START_QUEUE,
-    check_engine as _engine,
+    NUM_KINDS, TILES_PER_FORM_IN_PLAY, check_consistency, check_engine as _engine,
     enum_name as _enum_name, fail as _fail, kind_name as _kind_name, path as _path,
 )
 from gallerist.engine.state cimport GameState
@@ -51,8 +50,6 @@ include "_state_pb.pxi"
 
 #: The version written to and required in `GameState.schema_version`.
 SCHEMA_VERSION = 1
-#: The owner id of Lacerda's pieces in the engine struct (solo).
-LACERDA_OWNER = LACERDA
 
 cdef enum:
     MAX_MONEY = 9999           # the schema's range of money and score amounts ($)

@@ -81,11 +81,20 @@ cdef void state_resample_hidden(StateC* s, int player, RngC* rng) noexcept nogil
 
 # ---------------------------------------------------------------- invariants (docs/rules.md §4)
 
-cdef int state_check_invariants(const StateC* s) noexcept nogil:
+cdef inline int _broken(int* at, int code, int index, int total) noexcept nogil:
+    """`code`, noting in `at` (when given) the colour, seat or artist and the count found."""
+    if at != NULL:
+        at[0], at[1] = index, total
+    return code
+
+
+cdef int state_check_invariants(const StateC* s, int* at=NULL) noexcept nogil:
     """0 when every invariant holds, else a code naming the first broken one:
-    1 visitors, 2 tickets, 3 assistants, 4 money, 5 influence, 6 fame, 7 collector limit,
-    8 signature tokens, 9 Lacerda's assistants (solo: supply + locations + market +
-    kicked-out space != 10)."""
+    1 visitors, 2 tickets, 3 assistants, 4 money, 5 influence, 9 Lacerda's assistants
+    (solo: supply + locations + market + kicked-out space != 10), 6 fame, 7 collector
+    limit, 8 signature tokens. With `at`, at[0] is the colour (1, 2), seat (3, 4, 5, 7)
+    or artist (6, 8) concerned and at[1] the count found (for 1, 2, 3, 8, 9), so that
+    the state reader names the fields of the broken count (engine/_consistency.pyx)."""
     cdef int n = s.num_players, c, p, L, r, k, a, tot, i
     cdef const PlayerC* pl
     for c in range(3):
@@ -98,12 +107,12 @@ cdef int state_check_invariants(const StateC* s) noexcept nogil:
             for a in range(NUM_ARTISTS):
                 tot += s.ar_collector[a]
         if tot != VISITORS_TOTAL[n][c]:
-            return 1
+            return _broken(at, 1, c, tot)
         tot = s.box[c] + s.discards[c]
         for p in range(n):
             tot += s.players[p].tickets[c]
         if tot != TICKETS_PER_COLOUR[n] or s.box[c] < 0 or s.discards[c] < 0:
-            return 2
+            return _broken(at, 2, c, tot)
     for p in range(n):
         pl = &s.players[p]
         tot = pl.queue + pl.desks + pl.removed
@@ -119,26 +128,13 @@ cdef int state_check_invariants(const StateC* s) noexcept nogil:
         if s.ko_owner == p and s.ko_kind == PIECE_ASSISTANT:
             tot += 1
         if tot != ASSISTANTS_PER_PLAYER or pl.desks < 0 or pl.desks > NUM_DESKS or pl.queue < 0:
-            return 3
+            return _broken(at, 3, p, tot)
         if pl.money < 0:
-            return 4
+            return _broken(at, 4, p, pl.money)
         if pl.influence < 0 or pl.influence > INFLUENCE_MAX:
-            return 5
+            return _broken(at, 5, p, pl.influence)
         if not (pl.gallery[COLLECTOR] <= 1 + total_sold(pl)):
-            return 7
-    for a in range(NUM_ARTISTS):
-        if s.ar_fame[a] < 1 or s.ar_fame[a] > FAME_MAX:
-            return 6
-        tot = s.ar_tokens[a]
-        for p in range(n):
-            pl = &s.players[p]
-            if pl.commission == a:
-                tot += 1
-            for i in range(pl.nworks):
-                if pl.works[i] == a:
-                    tot += 1
-        if tot != 2:
-            return 8
+            return _broken(at, 7, p, pl.gallery[COLLECTOR])
     if n == 1:
         tot = s.lac_supply
         for L in range(NUM_LOCATIONS):
@@ -151,7 +147,20 @@ cdef int state_check_invariants(const StateC* s) noexcept nogil:
         if s.ko_owner == LACERDA and s.ko_kind == PIECE_ASSISTANT:
             tot += 1
         if tot != LACERDA_ASSISTANTS or s.lac_supply < 0:
-            return 9
+            return _broken(at, 9, LACERDA, tot)
+    for a in range(NUM_ARTISTS):
+        if s.ar_fame[a] < 1 or s.ar_fame[a] > FAME_MAX:
+            return _broken(at, 6, a, s.ar_fame[a])
+        tot = s.ar_tokens[a]
+        for p in range(n):
+            pl = &s.players[p]
+            if pl.commission == a:
+                tot += 1
+            for i in range(pl.nworks):
+                if pl.works[i] == a:
+                    tot += 1
+        if tot != 2:
+            return _broken(at, 8, a, tot)
     return 0
 
 # ---------------------------------------------------------------- playouts

@@ -22,11 +22,10 @@ from typing import Any
 
 from google.protobuf import json_format
 
-from gallerist.engine._reader import LACERDA_OWNER as LACERDA
 from gallerist.engine._reader import SCHEMA_VERSION, read_state
 from gallerist.engine._writer import write_state
 from gallerist.engine.errors import InvalidStateError
-from gallerist.engine.state import GameState
+from gallerist.engine.state import LACERDA, GameState
 from gallerist.v1 import state_pb2 as pb
 
 __all__ = ["LACERDA", "SCHEMA_VERSION", "InvalidStateError", "state_from_json",

@@ -679,6 +679,31 @@ def test_invalid_solo_states_are_rejected(name, mutate, message):
     assert message in str(err.value), (name, str(err.value))
 
 
+def test_lacerda_assistant_total_names_the_count_found():
+    """docs/rules.md §4, Lacerda's assistants: the reader names her supply and the engine's
+    count of her pieces on the board (2 here: location and market)."""
+    d = _solo_json()
+    d["lacerda"]["supply"] = 7
+    with pytest.raises(InvalidStateError) as err:
+        state_from_json(json.dumps(d))
+    assert str(err.value) == ("lacerda.supply: supply + 2 on the board = 9, expected 10 "
+                              "(Lacerda's assistants, docs/rules.md §4)")
+
+
+def test_lacerda_assistant_total_is_checked_before_the_artists():
+    """The engine's invariant check reports Lacerda's assistants (9) before an artist's
+    signature tokens (8), the order in which the reader names the component totals."""
+    from gallerist.engine.state import INVARIANT_NAMES
+    s = state_from_json(json.dumps(_solo_json()))
+    raw = s._raw()
+    raw["lac_supply"] -= 1
+    raw["ar_tokens"][0] -= 1
+    broken = engine.GameState._from_raw(raw)
+    with pytest.raises(InvalidStateError) as err:
+        broken.check_invariants()
+    assert str(err.value) == INVARIANT_NAMES[9]
+
+
 def test_valid_solo_state_reads_back():
     d = _solo_json()
     s = state_from_json(json.dumps(d))
