@@ -158,10 +158,10 @@ def positions(games: dict[tuple[int, int], GameRecord],
 #: The bots and budgets the benchmark scores: (label, spec, budget). The specs ask for
 #: raw numbers; the calibration is applied afterwards, exactly as the bots apply it.
 BOTS = (("mcts 200 ms", "mcts:calibrated=false,reuse=false", Budget(time_ms=200)),
-        ("expectimax 200 ms", "expectimax:calibrated=false", Budget(time_ms=200)),
+        ("expectimax 200 ms", "expectimax:calibrated=false", Budget(time_ms=200, depth=64)),
         ("greedy", "greedy:calibrated=false", Budget()))
 QUICK_BOTS = (("mcts 20 ms", "mcts:calibrated=false,reuse=false", Budget(time_ms=20)),
-              ("expectimax 20 ms", "expectimax:calibrated=false", Budget(time_ms=20)),
+              ("expectimax 20 ms", "expectimax:calibrated=false", Budget(time_ms=20, depth=64)),
               ("greedy", "greedy:calibrated=false", Budget()))
 
 _worker: dict[str, Any] = {}
@@ -171,21 +171,30 @@ def _init_evaluator(bots: tuple, games: dict) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
-    _worker["bots"] = [(label, make_bot(spec, seed=SEED), budget) for label, spec, budget in bots]
+    _worker["bots"] = [(label, make_bot(spec, seed=SEED), budget, setup(spec, budget))
+                       for label, spec, budget in bots]
     _worker["games"] = games
 
 
-def _evaluate_one(pos: Position) -> list[dict[str, Any]]:
+def setup(spec: str, budget: Budget) -> str:
+    """What a row was computed with: rows of another setup are computed again."""
+    return f"{spec} iterations={budget.iterations},time_ms={budget.time_ms:g},depth={budget.depth}"
+
+
+def _evaluate_one(job: tuple[Position, tuple[str, ...]]) -> list[dict[str, Any]]:
+    pos, labels = job
     state = pos.state(_worker["games"])
     rows = []
-    for label, bot, budget in _worker["bots"]:
+    for label, bot, budget, how in _worker["bots"]:
+        if label not in labels:
+            continue
         a = bot.analyze(state, budget)
         best = a.moves[0]
         rows.append({"players": pos.players, "game": pos.game, "ply": pos.ply, "mover": pos.mover,
                      "turn": state.turn_number, "bot": label, "kind": bot.move_kind(best),
                      "money": best.expected_money, "win": best.win_probabilities,
                      "final_money": pos.money, "final_win": pos.win, "ms": a.elapsed_ms,
-                     "iterations": a.iterations, "depth": a.depth})
+                     "iterations": a.iterations, "depth": a.depth, "setup": how})
     return rows
 
 
@@ -194,8 +203,20 @@ def evaluate(data: str, bots: tuple, workers: int) -> None:
     import multiprocessing
 
     games = read_games(data)
-    todo = positions(games)
+    wanted = {label: setup(spec, budget) for label, spec, budget in bots}
+    path = os.path.join(data, "evals.jsonl.gz")
+    done = {}
+    for r in (read_jsonl(path) if os.path.exists(path) else ()):
+        if wanted.get(r["bot"]) == r.get("setup"):   # computed as this run would: kept
+            done[(r["players"], r["game"], r["ply"], r["bot"])] = r
     rows: list[dict[str, Any]] = []
+    todo = []
+    for pos in positions(games):
+        key = (pos.players, pos.game, pos.ply)
+        rows.extend(done[key + (label,)] for label in wanted if key + (label,) in done)
+        missing = tuple(label for label in wanted if key + (label,) not in done)
+        if missing:
+            todo.append((pos, missing))
     pool = multiprocessing.get_context("fork").Pool(max(1, workers), initializer=_init_evaluator,
                                                      initargs=(bots, games))
     try:
@@ -206,12 +227,13 @@ def evaluate(data: str, bots: tuple, workers: int) -> None:
     except BaseException:
         pool.terminate()
         raise
-    finally:
+    finally:   # Ctrl-C keeps the positions evaluated so far (the next run goes on)
         pool.join()
+        rows.sort(key=lambda r: (r["players"], r["game"], r["ply"], list(wanted).index(r["bot"])))
+        write_jsonl(path, rows)
     final_turns = {}
     for key, rec in games.items():
         final_turns[f"{key[0]}/{key[1]}"] = replay(rec).turn_number
-    write_jsonl(os.path.join(data, "evals.jsonl.gz"), rows)
     with open(os.path.join(data, "final_turns.json"), "w", encoding="utf-8") as fh:
         json.dump(final_turns, fh)
 
