@@ -47,16 +47,22 @@ def fit_win(kind: str, samples: Sequence[Sample]) -> tuple[float, ...]:
     """The win map's parameters: maximum likelihood of the real win shares."""
     from scipy.optimize import minimize
 
-    x, y = _design(kind, samples)
+    by_seats: dict[int, list[Sample]] = {}
+    for smp in samples:   # one design per seat count (a pooled fit mixes them)
+        by_seats.setdefault(len(smp.money), []).append(smp)
+    designs = [_design(kind, group) for group in by_seats.values()]
+    total = len(samples)
 
     def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        u = x @ theta
-        u -= u.max(axis=1, keepdims=True)
-        logp = u - np.log(np.exp(u).sum(axis=1, keepdims=True))
-        p = np.exp(logp)
-        nll = -(y * logp).sum() / len(y) + RIDGE * theta @ theta
-        grad = -np.einsum("si,sik->k", y - p * y.sum(axis=1, keepdims=True), x) / len(y)
-        return float(nll), grad + 2 * RIDGE * theta
+        nll, grad = RIDGE * theta @ theta, 2 * RIDGE * theta
+        for x, y in designs:
+            u = x @ theta
+            u -= u.max(axis=1, keepdims=True)
+            logp = u - np.log(np.exp(u).sum(axis=1, keepdims=True))
+            p = np.exp(logp)
+            nll -= (y * logp).sum() / total
+            grad = grad - np.einsum("si,sik->k", y - p * y.sum(axis=1, keepdims=True), x) / total
+        return float(nll), grad
 
     start = np.array([1.0 if kind == "mcts" else 0.0, 0.0, 0.1, 0.1, 0.0])
     res = minimize(loss, start, jac=True, method="L-BFGS-B")
@@ -78,12 +84,31 @@ def fit_money(samples: Sequence[Sample]) -> tuple[float, ...]:
 
 
 def fit(samples: dict[tuple[str, int], Sequence[Sample]], turns: dict[int, float],
-        info: dict | None = None) -> Calibration:
-    """A Calibration from samples of every (kind, players) pair."""
+        info: dict | None = None, pooled: Sequence[int] = ()) -> Calibration:
+    """A Calibration from samples of every (kind, players) pair.
+
+    Args:
+        samples: the labelled samples of each (kind, players).
+        turns: the typical game length in turns of each player count.
+        info: what the file records about the fit.
+        pooled: player counts with too few games of their own: their win map is the one
+            fitted on the samples of every player count of 2 or more (the conditional
+            logit is the same model for any number of seats), which held-out games
+            score better than a map fitted on a few dozen games.
+    """
     maps = {}
+    shared: dict[str, tuple[float, ...]] = {}
     for (kind, players), rows in sorted(samples.items()):
         if not rows:
             raise ValueError(f"no samples to fit the {kind} map of {players} players")
-        win = fit_win(kind, rows) if players > 1 else None
+        if players == 1:
+            win = None
+        elif players in pooled:
+            if kind not in shared:
+                shared[kind] = fit_win(kind, [r for (k, n), rs in samples.items()
+                                              if k == kind and n > 1 for r in rs])
+            win = shared[kind]
+        else:
+            win = fit_win(kind, rows)
         maps[(kind, players)] = SeatMap(win=win, money=fit_money(rows))
     return Calibration(maps, turns, source="<fit>", info=info)

@@ -61,6 +61,8 @@ QUICK_GAMES = {1: 4, 2: 8, 3: 4, 4: 4}
 #: figures, get many games with fewer positions each.
 POSITIONS_PER_GAME = {1: 10, 2: 5, 3: 10, 4: 10}
 SEED = 20261201
+#: A player count with fewer training games shares the win map fitted on all of them.
+POOL_BELOW_GAMES = 100
 DEFAULT_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "calibration")
 
 
@@ -258,19 +260,22 @@ def fit_step(data: str, install: bool) -> Calibration:
     rows = [r for r in read_jsonl(os.path.join(data, "evals.jsonl.gz")) if not held_out(r["game"])]
     with open(os.path.join(data, "final_turns.json"), encoding="utf-8") as fh:
         final_turns = json.load(fh)
-    turns = {}
+    turns, games = {}, {}
     for n in PLAYER_COUNTS:
         lengths = [v for k, v in final_turns.items()
                    if int(k.split("/")[0]) == n and not held_out(int(k.split("/")[1]))]
-        turns[n] = sum(lengths) / len(lengths)
+        turns[n], games[n] = sum(lengths) / len(lengths), len(lengths)
+    pooled = [n for n in PLAYER_COUNTS if n > 1 and games[n] < POOL_BELOW_GAMES]
     samples: dict[tuple[str, int], list[Sample]] = {}
     for r in rows:
         samples.setdefault((r["kind"], r["players"]), []).append(_sample(r, turns))
     info = {"fitted_by": "bench/calibration.py fit", "selfplay_bot": SELFPLAY_BOT,
             "bots": sorted({r["bot"] for r in rows}), "training_positions": len(rows),
             "split": "even games train, odd games are held out",
+            "training_games": {str(n): games[n] for n in PLAYER_COUNTS},
+            "pooled_win_maps": pooled,
             "date": time.strftime("%Y-%m-%d")}
-    cal = fit(samples, turns, info=info)
+    cal = fit(samples, turns, info=info, pooled=pooled)
     path = os.path.join(data, "calibration.json")
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(cal.to_dict(), fh, indent=1)

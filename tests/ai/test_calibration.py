@@ -219,3 +219,26 @@ def test_a_map_changes_what_the_bot_reports():
     a = bot.analyze(_decision_point(2, seed=1, skip=20))
     assert all(m.win_probabilities == pytest.approx([0.5, 0.5]) for m in a.moves)
     assert all(m.expected_money == pytest.approx([7.0, 7.0]) for m in a.moves)
+
+
+def test_player_counts_with_few_games_share_the_win_map_fitted_on_all():
+    from gallerist.ai.calibration_fit import fit
+
+    rng = random.Random(2)
+
+    def samples(n, count):
+        out = []
+        for _ in range(count):
+            money = tuple(rng.uniform(0, 60) for _ in range(n))
+            best = max(range(n), key=lambda i: money[i] + rng.gauss(0, 15))
+            out.append(Sample(rng.random(), rng.randrange(n), money, None, money,
+                              tuple(1.0 if i == best else 0.0 for i in range(n))))
+        return out
+
+    data = {("static", 1): samples(1, 50), ("static", 2): samples(2, 400),
+            ("static", 3): samples(3, 60), ("static", 4): samples(4, 60)}
+    cal = fit(data, {1: 30.0, 2: 30.0, 3: 30.0, 4: 30.0}, pooled=[3, 4])
+    everything = fit_win("static", data[("static", 2)] + data[("static", 3)] + data[("static", 4)])
+    assert cal.maps[("static", 3)].win == cal.maps[("static", 4)].win == pytest.approx(everything)
+    assert cal.maps[("static", 2)].win == pytest.approx(fit_win("static", data[("static", 2)]))
+    assert cal.maps[("static", 1)].win is None
