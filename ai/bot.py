@@ -219,12 +219,15 @@ class BaseBot:
         the search estimated them) into calibrated ones, once per move, and add the
         position's summary (the best move's numbers). Solo: no win probabilities."""
         n, player, cal = state.num_players, analysis.player, self.calibration
-        t = cal.stage(n, state.turn_number) if cal is not None else 0.0
+        maps = {}
+        if cal is not None:
+            t = cal.stage(n, state.turn_number)
+            maps = {kind: cal.mapper(kind, n, t, player) for kind in {self.move_kind(m)
+                                                                    for m in analysis.moves}}
         for m in analysis.moves:
             win = m.win_probabilities if n > 1 else None
-            if cal is not None:
-                m.expected_money, win = cal.calibrate(self.move_kind(m), n, t, player,
-                                                      m.expected_money, win)
+            if maps:
+                m.expected_money, win = maps[self.move_kind(m)](m.expected_money, win)
             m.win_probabilities = list(win) if win else []
             m.win_probability = m.win_probabilities[player] if win else None
         best = analysis.moves[0]

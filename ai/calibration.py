@@ -27,7 +27,7 @@ import functools
 import json
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -173,6 +173,32 @@ class Calibration:
         if m.win is None:
             return out_money, None
         return out_money, softmax_win(m.win, t, mover, win_features(kind, money, win))
+
+    def mapper(self, kind: str, players: int, t: float, mover: int) -> Callable[
+            [Sequence[float], Sequence[float] | None], tuple[list[float], list[float] | None]]:
+        """`calibrate` with its first four arguments fixed, the stage's coefficients
+        computed once (a bot maps every move of one analysis with the same ones)."""
+        m = self.maps[(kind, players)]
+        alpha, beta, gamma, delta = m.money
+        base, slope = alpha + gamma * t, beta + delta * t
+        if m.win is None:
+            return lambda money, win: ([base + slope * x for x in money], None)
+        a1, b1, a2, b2, c = m.win
+        wa, wm = (a1 + b1 * t if kind == "mcts" else 0.0), (a2 + b2 * t) / 10.0
+        log, exp, floor = math.log, math.exp, MIN_WIN_SHARE
+
+        def apply(money: Sequence[float], win: Sequence[float] | None
+                  ) -> tuple[list[float], list[float] | None]:
+            u = [wm * x for x in money]
+            if wa and win:
+                u = [ui + wa * log(w if w > floor else floor) for ui, w in zip(u, win)]
+            u[mover] += c
+            top = max(u)
+            e = [exp(x - top) for x in u]
+            z = sum(e)
+            return [base + slope * x for x in money], [x / z for x in e]
+
+        return apply
 
 
 @functools.lru_cache(maxsize=8)
