@@ -217,16 +217,19 @@ class BaseBot:
     def report(self, state: engine.GameState, analysis: Analysis) -> Analysis:
         """Turn the moves' raw numbers (expected_money and win_probabilities by seat, as
         the search estimated them) into calibrated ones, once per move, and add the
-        position's summary (the best move's numbers). Solo: no win probabilities."""
+        position's summary (the best move's numbers). A move that ends the game keeps
+        the search's numbers: its final scoring is exact, not estimated. Solo: no win
+        probabilities."""
         n, player, cal = state.num_players, analysis.player, self.calibration
         maps = {}
         if cal is not None:
             t = cal.stage(n, state.turn_number)
             maps = {kind: cal.mapper(kind, n, t, player) for kind in {self.move_kind(m)
                                                                     for m in analysis.moves}}
+        ending = _ending_moves(state, analysis.moves) if maps else set()
         for m in analysis.moves:
             win = m.win_probabilities if n > 1 else None
-            if maps:
+            if maps and m.action not in ending:   # the end is known, not estimated
                 m.expected_money, win = maps[self.move_kind(m)](m.expected_money, win)
             m.win_probabilities = list(win) if win else []
             m.win_probability = m.win_probabilities[player] if win else None
@@ -278,6 +281,19 @@ class BaseBot:
         if requested.iterations or requested.time_ms or requested.depth:
             return requested
         return self.default_budget()
+
+
+def _ending_moves(state: engine.GameState, moves: list[MoveInfo]) -> set[ActionId]:
+    """The moves after which the game is over (only once its end is triggered)."""
+    if state.turns_left < 0:
+        return set()
+    out = set()
+    for m in moves:
+        after = state.clone_position()
+        after.apply(m.action)
+        if after.is_terminal():
+            out.add(m.action)
+    return out
 
 
 def decision_player(state: engine.GameState) -> int:

@@ -115,10 +115,11 @@ def _show_progress(reports: Iterable[Any], progress: Progress) -> Any:
         last = response
         if not response.final and response.moves:
             best = response.moves[0]
+            value = (f"{100 * best.win_probability:.0f}% win" if best.HasField("win_probability")
+                     else f"${best.expected_money[0]:.0f} expected")   # solo: no one to beat
             progress.update(0, f"{response.stats.elapsed_ms / 1000:.1f} s, "
                                f"{response.stats.iterations:,} iterations, depth "
-                               f"{response.stats.depth}: best so far {best.notation} "
-                               f"({100 * best.win_probability:.0f}% win)")
+                               f"{response.stats.depth}: best so far {best.notation} ({value})")
     progress.close()
     return last
 

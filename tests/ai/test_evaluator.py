@@ -46,7 +46,7 @@ class PreferPosition(PythonEvaluator):
 def test_mcts_scores_its_leaves_with_the_given_evaluator() -> None:
     s = random_decision_states(2, 1, seed=3)[0]
     ev = ConstantEvaluator([12.0, 34.0], [0.25, 0.75])
-    an = MctsBot(evaluator=ev, seed=1, iterations=80).analyze(s)
+    an = MctsBot(evaluator=ev, seed=1, iterations=80, calibrated=False).analyze(s)
     assert ev.calls >= 80     # a leaf estimate per iteration, then the PV's greedy moves
     assert an.iterations == 80
     for m in an.moves:
@@ -57,7 +57,7 @@ def test_mcts_scores_its_leaves_with_the_given_evaluator() -> None:
 def test_mcts_threads_share_a_python_evaluator() -> None:
     s = random_decision_states(2, 1, seed=4)[0]
     ev = ConstantEvaluator([5.0, 5.0])
-    an = MctsBot(ev, seed=1, iterations=60, threads=2).analyze(s)
+    an = MctsBot(ev, seed=1, iterations=60, threads=2, calibrated=False).analyze(s)
     assert ev.calls >= 60 and an.iterations == 60
     assert all(m.win_probability == pytest.approx(0.5) for m in an.moves)
 
@@ -65,7 +65,7 @@ def test_mcts_threads_share_a_python_evaluator() -> None:
 def test_expectimax_scores_its_leaves_with_the_given_evaluator() -> None:
     s = random_decision_states(2, 1, seed=5)[0]
     ev = ConstantEvaluator([7.0, 9.0])
-    an = ExpectimaxBot(evaluator=ev, depth=2).analyze(s)
+    an = ExpectimaxBot(evaluator=ev, depth=2, calibrated=False).analyze(s)
     assert ev.calls > 0
     win = ev.win_chances([7.0, 9.0])
     for m in an.moves:
@@ -89,7 +89,7 @@ def test_rollout_evaluator_asks_its_inner_evaluator_at_the_cutoff() -> None:
     inner = ConstantEvaluator([1.0, 2.0])
     rollout = RolloutEvaluator(inner, policy="heuristic", cutoff=3)
     assert rollout.static() is inner and rollout.win_temperature == inner.win_temperature
-    an = MctsBot(rollout, seed=2, iterations=40).analyze(s)
+    an = MctsBot(rollout, seed=2, iterations=40, calibrated=False).analyze(s)
     assert inner.calls >= 40 and an.iterations == 40
     assert all(m.expected_money == [1.0, 2.0] for m in an.moves if m.visits)
     with pytest.raises(ValueError, match="rollout policy"):

@@ -23,8 +23,10 @@ def test_hint_json_keeps_seat_0_and_action_0(tmp_path: Path,
     actions = [m["action"] for m in response["moves"]]
     assert 0 in actions
     for move in response["moves"]:
-        assert {"action", "notation", "visits", "depth", "expectedMoney", "winProbability",
+        assert {"action", "notation", "visits", "depth", "expectedMoney", "winProbabilities",
                 "value", "pv", "pvNotation"} <= set(move)
+        # solo: nobody to beat, so no win probability (a field with presence, left unset)
+        assert "winProbability" not in move and move["winProbabilities"] == []
     assert {"deadlineLimited", "stopped", "final", "legalMoveCount", "stats",
             "budget"} <= set(response)
     assert response["budget"]["iterations"] == 0 and response["stopped"] is False
