@@ -52,6 +52,16 @@ def ece(p: Sequence[float], y: Sequence[float], bins: int = 10) -> float:
     return float(sum(n * abs(mp - my) for n, mp, my in rows if n) / total)
 
 
+def ece_floor(p: Sequence[float], bins: int = 10, rounds: int = 200, seed: int = 0) -> float:
+    """The ECE a perfectly calibrated forecaster would still score with these forecasts
+    and this many positions: the mean ECE against outcomes drawn from the forecasts
+    themselves. A lower bound for real labels, which are correlated within a game."""
+    p = np.asarray(p, float)
+    rng = np.random.default_rng(seed)
+    return float(np.mean([ece(p, (rng.random(len(p)) < p).astype(float), bins)
+                          for _ in range(rounds)]))
+
+
 def mae(pred: Sequence[Sequence[float]], actual: Sequence[Sequence[float]]) -> float:
     """Mean absolute error over every seat of every position."""
     return float(np.mean(np.abs(np.asarray(pred, float) - np.asarray(actual, float))))

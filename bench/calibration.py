@@ -47,7 +47,7 @@ from gallerist.ai.bot import Budget
 from gallerist.ai.calibration import MAX_STAGE, PACKAGED, PLAYER_COUNTS, Calibration
 from gallerist.ai.calibration_fit import Sample, fit
 from gallerist.ai.forecast_metrics import (
-    agreement, bootstrap_by_group, brier, ece, log_loss, mae, reliability,
+    agreement, bootstrap_by_group, brier, ece, ece_floor, log_loss, mae, reliability,
 )
 from gallerist.ai.spec import make_bot
 
@@ -319,6 +319,7 @@ def _metrics(sc: dict[str, np.ndarray], players: int, rounds: int) -> dict[str, 
         out["brier"] = _with_interval(brier, g, sc["p"], sc["y"], rounds=rounds)
         out["log_loss"] = _with_interval(log_loss, g, sc["p"], sc["y"], rounds=rounds)
         out["ece"] = _with_interval(ece, g, sc["p"], sc["y"], rounds=rounds)
+        out["ece_floor"] = ece_floor(sc["p"])
         out["reliability"] = reliability(sc["p"], sc["y"])
     return out
 
@@ -372,8 +373,9 @@ def format_report(report: dict[str, Any]) -> str:
             lines.append("| bot | positions | MAE money $ calibrated | raw | mean ms |")
             lines.append("|---|---:|---|---|---:|")
         else:
-            lines.append("| bot | positions | Brier | log loss | ECE | MAE money $ | raw Brier | raw ECE | mean ms |")
-            lines.append("|---|---:|---|---|---|---|---|---|---:|")
+            lines.append("| bot | positions | Brier | log loss | ECE | ECE floor | MAE money $ | "
+                         "raw Brier | raw ECE | mean ms |")
+            lines.append("|---|---:|---|---|---|---:|---|---|---|---:|")
         for label, b in entry["bots"].items():
             c, r = b["calibrated"], b["raw"]
             if n == "1":
@@ -381,11 +383,11 @@ def format_report(report: dict[str, Any]) -> str:
                              f"{ci(r['mae_money'], 1)} | {b['mean_ms']:.0f} |")
             else:
                 lines.append(f"| {label} | {c['positions']} | {ci(c['brier'])} | {ci(c['log_loss'])} | "
-                             f"{ci(c['ece'])} | {ci(c['mae_money'], 1)} | {r['brier']['value']:.3f} | "
-                             f"{r['ece']['value']:.3f} | {b['mean_ms']:.0f} |")
+                             f"{ci(c['ece'])} | {c['ece_floor']:.3f} | {ci(c['mae_money'], 1)} | "
+                             f"{r['brier']['value']:.3f} | {r['ece']['value']:.3f} | {b['mean_ms']:.0f} |")
         if n != "1":
             k = entry["constant"]
-            lines.append(f"| constant {k['answer']:.3f} | | {k['brier']:.3f} | {k['log_loss']:.3f} | | | | | |")
+            lines.append(f"| constant {k['answer']:.3f} | | {k['brier']:.3f} | {k['log_loss']:.3f} | | | | | | |")
             for pair, share in entry["agreement"].items():
                 lines.append(f"\nagree within 0.1 ({pair}): {100 * share:.0f}% of positions")
     return "\n".join(lines)

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from gallerist.ai.forecast_metrics import (
-    agreement, bootstrap_by_group, brier, ece, log_loss, mae, reliability,
+    agreement, bootstrap_by_group, brier, ece, ece_floor, log_loss, mae, reliability,
 )
 
 P = [0.9, 0.2, 0.6, 0.5]
@@ -73,3 +73,12 @@ def test_bootstrap_interval_contains_the_estimate_and_is_seeded():
     b = bootstrap_by_group(lambda col: float(col.mean()), groups, y, rounds=300, seed=4)
     assert a == b
     assert a[0] < sum(y) / 50 < a[1]
+
+
+def test_ece_floor_by_hand_and_its_fall_with_more_positions():
+    # one forecast of 0.5: the outcome is 0 or 1, the gap always 0.5
+    assert ece_floor([0.5]) == pytest.approx(0.5)
+    # a certain forecast is always right
+    assert ece_floor([1.0, 0.0, 1.0]) == 0.0
+    few, many = ece_floor([0.3] * 20, seed=1), ece_floor([0.3] * 2000, seed=1)
+    assert many < few and many < 0.03
