@@ -29,6 +29,13 @@ class Sample:
     win: tuple[float, ...] | None
     final_money: tuple[float, ...]
     final_win: tuple[float, ...]
+    game: int = 0   # the game it comes from (cross-validation keeps games whole)
+
+
+#: The win maps tried for each kind (the parameters left free; the others are 0), chosen
+#: by cross-validation on the training games: for MCTS, its win shares and money, its win
+#: shares alone, or its money alone. (The other kinds have money only.)
+CANDIDATES = {"mcts": {"win and money": (0, 1, 2, 3, 4), "win": (0, 1, 4), "money": (2, 3, 4)}}
 
 
 def _design(kind: str, samples: Sequence[Sample]) -> tuple[np.ndarray, np.ndarray]:
@@ -43,32 +50,63 @@ def _design(kind: str, samples: Sequence[Sample]) -> tuple[np.ndarray, np.ndarra
     return x, y
 
 
-def fit_win(kind: str, samples: Sequence[Sample]) -> tuple[float, ...]:
-    """The win map's parameters: maximum likelihood of the real win shares."""
-    from scipy.optimize import minimize
+def _win_loss(designs: list, total: int, theta: np.ndarray, ridge: float = RIDGE
+              ) -> tuple[float, np.ndarray]:
+    """Mean negative log-likelihood of the real win shares (plus the ridge) and its
+    gradient."""
+    nll, grad = ridge * theta @ theta, 2 * ridge * theta
+    for x, y in designs:
+        u = x @ theta
+        u -= u.max(axis=1, keepdims=True)
+        logp = u - np.log(np.exp(u).sum(axis=1, keepdims=True))
+        p = np.exp(logp)
+        nll -= (y * logp).sum() / total
+        grad = grad - np.einsum("si,sik->k", y - p * y.sum(axis=1, keepdims=True), x) / total
+    return float(nll), grad
 
+
+def _designs(kind: str, samples: Sequence[Sample]) -> list:
     by_seats: dict[int, list[Sample]] = {}
     for smp in samples:   # one design per seat count (a pooled fit mixes them)
         by_seats.setdefault(len(smp.money), []).append(smp)
-    designs = [_design(kind, group) for group in by_seats.values()]
-    total = len(samples)
+    return [_design(kind, group) for group in by_seats.values()]
 
-    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        nll, grad = RIDGE * theta @ theta, 2 * RIDGE * theta
-        for x, y in designs:
-            u = x @ theta
-            u -= u.max(axis=1, keepdims=True)
-            logp = u - np.log(np.exp(u).sum(axis=1, keepdims=True))
-            p = np.exp(logp)
-            nll -= (y * logp).sum() / total
-            grad = grad - np.einsum("si,sik->k", y - p * y.sum(axis=1, keepdims=True), x) / total
-        return float(nll), grad
 
+def fit_win(kind: str, samples: Sequence[Sample], free: Sequence[int] | None = None
+            ) -> tuple[float, ...]:
+    """The win map's parameters: maximum likelihood of the real win shares (only the
+    parameters in `free` may leave 0; default all)."""
+    from scipy.optimize import minimize
+
+    designs, total = _designs(kind, samples), len(samples)
+    open_ = set(range(len(WIN_PARAMS)) if free is None else free)
     start = np.array([1.0 if kind == "mcts" else 0.0, 0.0, 0.1, 0.1, 0.0])
-    res = minimize(loss, start, jac=True, method="L-BFGS-B")
+    start = np.where([i in open_ for i in range(len(start))], start, 0.0)
+    bounds = [(None, None) if i in open_ else (0.0, 0.0) for i in range(len(start))]
+    res = minimize(lambda th: _win_loss(designs, total, th), start, jac=True,
+                   method="L-BFGS-B", bounds=bounds)
     if not res.success and not np.all(np.isfinite(res.x)):
         raise ValueError(f"the win map of {kind!r} did not converge: {res.message}")
     return tuple(float(v) for v in res.x)
+
+
+def choose_win(kind: str, samples: Sequence[Sample]) -> tuple[tuple[float, ...], str]:
+    """The win map of the candidate (CANDIDATES) with the lowest 2-fold cross-validated
+    log loss over the samples' games, refitted on all of them; and its name."""
+    options = CANDIDATES.get(kind)
+    if not options or len(options) == 1:
+        return fit_win(kind, samples), "money"
+    folds = [[smp for smp in samples if smp.game // 2 % 2 == f] for f in (0, 1)]
+    if not folds[0] or not folds[1]:
+        name = next(iter(options))
+        return fit_win(kind, samples, options[name]), name
+    scores = {}
+    for name, free in options.items():
+        scores[name] = sum(
+            _win_loss(_designs(kind, folds[1 - f]), len(folds[1 - f]),
+                      np.array(fit_win(kind, folds[f], free)), ridge=0.0)[0] for f in (0, 1))
+    name = min(scores, key=scores.__getitem__)
+    return fit_win(kind, samples, options[name]), name
 
 
 def fit_money(samples: Sequence[Sample]) -> tuple[float, ...]:
@@ -98,6 +136,7 @@ def fit(samples: dict[tuple[str, int], Sequence[Sample]], turns: dict[int, float
     """
     maps = {}
     shared: dict[str, tuple[float, ...]] = {}
+    chosen: dict[str, str] = {}
     for (kind, players), rows in sorted(samples.items()):
         if not rows:
             raise ValueError(f"no samples to fit the {kind} map of {players} players")
@@ -105,10 +144,12 @@ def fit(samples: dict[tuple[str, int], Sequence[Sample]], turns: dict[int, float
             win = None
         elif players in pooled:
             if kind not in shared:
-                shared[kind] = fit_win(kind, [r for (k, n), rs in samples.items()
-                                              if k == kind and n > 1 for r in rs])
+                shared[kind], chosen[f"{kind} pooled"] = choose_win(
+                    kind, [r for (k, n), rs in samples.items() if k == kind and n > 1 for r in rs])
             win = shared[kind]
         else:
-            win = fit_win(kind, rows)
+            win, chosen[f"{kind} {players}"] = choose_win(kind, rows)
         maps[(kind, players)] = SeatMap(win=win, money=fit_money(rows))
+    info = dict(info or {})
+    info["win_inputs"] = chosen   # what cross-validation chose for each win map
     return Calibration(maps, turns, source="<fit>", info=info)

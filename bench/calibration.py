@@ -252,7 +252,7 @@ def _sample(row: dict[str, Any], cal_turns: dict[int, float]) -> Sample:
     t = min(MAX_STAGE, row["turn"] / cal_turns[n])
     return Sample(t=t, mover=row["mover"], money=tuple(row["money"]),
                   win=tuple(row["win"]) or None, final_money=tuple(row["final_money"]),
-                  final_win=tuple(row["final_win"]))
+                  final_win=tuple(row["final_win"]), game=row["game"])
 
 
 def fit_step(data: str, install: bool) -> Calibration:

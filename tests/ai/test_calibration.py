@@ -242,3 +242,29 @@ def test_player_counts_with_few_games_share_the_win_map_fitted_on_all():
     assert cal.maps[("static", 3)].win == cal.maps[("static", 4)].win == pytest.approx(everything)
     assert cal.maps[("static", 2)].win == pytest.approx(fit_win("static", data[("static", 2)]))
     assert cal.maps[("static", 1)].win is None
+
+
+def test_cross_validation_picks_the_inputs_that_carry_the_information():
+    from gallerist.ai.calibration_fit import choose_win
+
+    rng = random.Random(8)
+
+    def samples(informative_money: bool):
+        out = []
+        for game in range(200):
+            for _ in range(4):
+                money = (rng.uniform(0, 60), rng.uniform(0, 60))
+                share = rng.random()
+                truth = (money[0] - money[1]) / 10 if informative_money else 4 * (share - 0.5)
+                won = 0 if rng.random() < 1 / (1 + math.exp(-truth)) else 1
+                out.append(Sample(rng.random(), 0, money, (share, 1 - share), money,
+                                  (1.0 - won, float(won)), game=2 * game))
+        return out
+
+    _, by_money = choose_win("mcts", samples(informative_money=True))
+    _, by_share = choose_win("mcts", samples(informative_money=False))
+    assert "money" in by_money
+    assert "win" in by_share
+    params, name = choose_win("mcts", samples(informative_money=False))
+    if name == "win":
+        assert params[2] == params[3] == 0.0   # the money inputs stay out of the map
