@@ -70,3 +70,28 @@ def test_fit_then_report_on_the_held_out_half(bench, tmp_path):
     assert "mae_money" in report["players"]["1"]["bots"]["g"]["calibrated"]
     assert set(two["agreement"]) == {"m / e", "m / g", "e / g"}
     assert (tmp_path / "reliability-e.png").stat().st_size > 1000
+
+
+def test_soft_labels_average_the_real_game_and_its_continuations(bench, tmp_path, monkeypatch):
+    """bench/continuations.py's report: a position's label is the mover's mean win share
+    over its real game and its continuations; the constant 0.5 is scored on the same."""
+    monkeypatch.setitem(sys.modules, "calibration", bench)
+    spec = importlib.util.spec_from_file_location(
+        "continuations_bench", os.path.join(os.path.dirname(BENCH), "continuations.py"))
+    cont = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cont)
+    rows, turns = _rows()
+    two = [r for r in rows if r["players"] == 2 and r["game"] % 2 == 1 and r["game"] < 6]
+    with gzip.open(tmp_path / "evals.jsonl.gz", "wt") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in rows)
+    (tmp_path / "final_turns.json").write_text(json.dumps(turns))
+    bench.fit_step(str(tmp_path), install=False)
+    todo = [bench.Position(2, r["game"], r["ply"], r["mover"], tuple(r["final_money"]),
+                           tuple(r["final_win"])) for r in two if r["bot"] == "e"]
+    # every continuation is won by seat 1
+    more = [{"players": 2, "game": p.game, "ply": p.ply, "k": k, "win": [0.0, 1.0]}
+            for p in todo for k in range(3)]
+    out = cont.report(str(tmp_path), todo, more)
+    assert out["positions"] == len(todo) and out["labels_per_position"] == 4.0
+    labels = [(p.win[p.mover] + 3 * (1.0 if p.mover == 1 else 0.0)) / 4 for p in todo]
+    assert out["constant"] == pytest.approx(brier([0.5] * len(todo), labels))
