@@ -120,7 +120,7 @@ class Analysis:
 
     `final` is False for the partial analyses an anytime search reports while it goes on
     (`BaseBot.analyses`); `analyze` always returns a final one. `root` summarises the
-    position (None only for an analysis a bot built without `BaseBot.report`).
+    position.
     """
 
     player: int
@@ -131,7 +131,12 @@ class Analysis:
     depth: int = 0
     elapsed_ms: float = 0.0
     final: bool = True
-    root: PositionSummary | None = None
+
+    @property
+    def root(self) -> PositionSummary:
+        """Who is ahead before the move: the best move's numbers."""
+        best = self.moves[0]
+        return PositionSummary(list(best.win_probabilities), list(best.expected_money))
 
     @property
     def best(self) -> MoveInfo:
@@ -217,7 +222,7 @@ class BaseBot:
     def report(self, state: engine.GameState, analysis: Analysis) -> Analysis:
         """Turn the moves' raw numbers (expected_money and win_probabilities by seat, as
         the search estimated them) into calibrated ones, once per move, and add the
-        position's summary (the best move's numbers). A move that ends the game keeps
+        position's summary (`Analysis.root`) follows. A move that ends the game keeps
         the search's numbers: its final scoring is exact, not estimated. Solo: no win
         probabilities."""
         n, player, cal = state.num_players, analysis.player, self.calibration
@@ -233,8 +238,6 @@ class BaseBot:
                 m.expected_money, win = maps[self.move_kind(m)](m.expected_money, win)
             m.win_probabilities = list(win) if win else []
             m.win_probability = m.win_probabilities[player] if win else None
-        best = analysis.moves[0]
-        analysis.root = PositionSummary(list(best.win_probabilities), list(best.expected_money))
         return analysis
 
     def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:

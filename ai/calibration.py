@@ -62,24 +62,6 @@ def win_features(kind: str, money: Sequence[float], win: Sequence[float] | None,
             for i, m in enumerate(money)]
 
 
-def softmax_win(params: Sequence[float], t: float, mover: int,
-                features: Sequence[tuple[float, float]]) -> list[float]:
-    """The win map: each seat's probability of finishing first (sums to 1)."""
-    a1, b1, a2, b2, c = params
-    u = [(a1 + b1 * t) * x1 + (a2 + b2 * t) * x2 + (c if i == mover else 0.0)
-         for i, (x1, x2) in enumerate(features)]
-    top = max(u)
-    e = [math.exp(x - top) for x in u]
-    z = sum(e)
-    return [x / z for x in e]
-
-
-def linear_money(params: Sequence[float], t: float, money: Sequence[float]) -> list[float]:
-    """The money map: each seat's expected final money."""
-    alpha, beta, gamma, delta = params
-    return [alpha + beta * m + gamma * t + delta * t * m for m in money]
-
-
 class Calibration:
     """Fitted maps from raw search statistics to calibrated hint numbers.
 
@@ -168,16 +150,13 @@ class Calibration:
                   win: Sequence[float] | None) -> tuple[list[float], list[float] | None]:
         """(expected final money per seat, win probability per seat or None in solo)
         from one move's raw statistics."""
-        m = self.maps[(kind, players)]
-        out_money = linear_money(m.money, t, money)
-        if m.win is None:
-            return out_money, None
-        return out_money, softmax_win(m.win, t, mover, win_features(kind, money, win))
+        return self.mapper(kind, players, t, mover)(money, win)
 
     def mapper(self, kind: str, players: int, t: float, mover: int) -> Callable[
             [Sequence[float], Sequence[float] | None], tuple[list[float], list[float] | None]]:
-        """`calibrate` with its first four arguments fixed, the stage's coefficients
-        computed once (a bot maps every move of one analysis with the same ones)."""
+        """The maps of one kind, player count, stage and mover, their coefficients
+        computed once (a bot maps every move of one analysis with the same ones): the
+        win map on `win_features`' inputs, and the money map."""
         m = self.maps[(kind, players)]
         alpha, beta, gamma, delta = m.money
         base, slope = alpha + gamma * t, beta + delta * t

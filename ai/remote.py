@@ -14,7 +14,7 @@ from typing import Any
 import grpc
 
 from gallerist import engine
-from gallerist.ai.bot import Analysis, BaseBot, Budget, MoveInfo, PositionSummary, decision_player
+from gallerist.ai.bot import Analysis, BaseBot, Budget, MoveInfo, decision_player
 
 _OWN_OPTIONS = ("timeout", "token")
 
@@ -99,9 +99,8 @@ class RemoteBot(BaseBot):
                           win_probabilities=list(m.win_probabilities),
                           value=m.value, pv=list(m.pv)) for m in reply.moves]
         st = reply.stats
-        root = PositionSummary(list(reply.root.win_probabilities), list(reply.root.expected_money))
         return Analysis(player=player, bot=f"remote:{reply.bot}", moves=moves, iterations=st.iterations,
-                        nodes=st.nodes, depth=st.depth, elapsed_ms=st.elapsed_ms, root=root)
+                        nodes=st.nodes, depth=st.depth, elapsed_ms=st.elapsed_ms)
 
     def _suggest(self, request: Any) -> Any:
         """SuggestMoves within `timeout` seconds; a busy server (RESOURCE_EXHAUSTED: all

@@ -288,7 +288,7 @@ def fit_step(data: str, install: bool) -> Calibration:
 
 # ---------------------------------------------------------------------------- report
 
-def _scored(rows: list[dict[str, Any]], cal: Calibration | None) -> dict[str, np.ndarray]:
+def scored(rows: list[dict[str, Any]], cal: Calibration | None) -> dict[str, np.ndarray]:
     """Per row: the mover's forecast p and outcome y, money forecasts and finals."""
     p, y, money, final, games = [], [], [], [], []
     for r in rows:
@@ -335,24 +335,24 @@ def report_step(data: str, rounds: int) -> dict[str, Any]:
         if not mine:
             continue
         entry: dict[str, Any] = {"bots": {}, "agreement": {}}
-        scored = {}
+        by_bot = {}
         for label in labels:
             part = [r for r in mine if r["bot"] == label]
-            scored[label] = _scored(part, cal)
-            raw = _scored(part, None)
+            by_bot[label] = scored(part, cal)
+            raw = scored(part, None)
             entry["bots"][label] = {
-                "calibrated": _metrics(scored[label], n, rounds), "raw": _metrics(raw, n, rounds),
+                "calibrated": _metrics(by_bot[label], n, rounds), "raw": _metrics(raw, n, rounds),
                 "mean_ms": float(np.mean([r["ms"] for r in part])),
                 "mean_iterations": float(np.mean([r["iterations"] for r in part])),
                 "mean_depth": float(np.mean([r["depth"] for r in part]))}
         if n > 1:
-            base = scored[labels[0]]
+            base = by_bot[labels[0]]
             const = np.full(len(base["y"]), 1.0 / n)
             entry["constant"] = {"answer": 1.0 / n, "brier": brier(const, base["y"]),
                                  "log_loss": log_loss(const, base["y"])}
             for i, a in enumerate(labels):
                 for b in labels[i + 1:]:
-                    entry["agreement"][f"{a} / {b}"] = agreement(scored[a]["p"], scored[b]["p"])
+                    entry["agreement"][f"{a} / {b}"] = agreement(by_bot[a]["p"], by_bot[b]["p"])
         report["players"][str(n)] = entry
     with open(os.path.join(data, "report.json"), "w", encoding="utf-8") as fh:
         json.dump(report, fh, indent=1)

@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 from calibration import (
     DEFAULT_DATA, SELFPLAY_BOT, Position, held_out, positions, read_games, read_jsonl,
-    write_jsonl, _scored,
+    write_jsonl, scored,
 )
 from gallerist import engine
 from gallerist.ai.arena import bot_seed
@@ -109,7 +109,7 @@ def report(data: str, todo: list[Position], rows: list[dict[str, Any]]) -> dict[
         g = np.array([r["game"] for r in part])
         out["bots"][label] = {}
         for which, c in (("calibrated", cal), ("raw", None)):
-            p = _scored(part, c)["p"]
+            p = scored(part, c)["p"]
             lo, hi = bootstrap_by_group(brier, g, p, y, rounds=1000)
             out["bots"][label][which] = {"brier": brier(p, y), "lo": lo, "hi": hi}
         out["constant"] = brier(np.full(len(y), 0.5), y)

@@ -103,7 +103,7 @@ def _move(m: MoveInfo) -> Any:
 
 
 def _root(a: Any) -> Any:
-    if a.root is None:
+    if not a.moves:
         return None
     return hints_pb2.PositionSummary(win_probabilities=[float(x) for x in a.root.win_probabilities],
                                      expected_money=[float(x) for x in a.root.expected_money])

@@ -10,7 +10,6 @@ from gallerist import engine
 from gallerist.ai import ExpectimaxBot, GreedyBot, MctsBot, RandomBot
 from gallerist.ai.calibration import (
     ENV_VAR, KINDS, PACKAGED, PLAYER_COUNTS, Calibration, CalibrationError, SeatMap,
-    softmax_win,
 )
 from gallerist.ai.calibration_fit import Sample, fit_money, fit_win
 
@@ -120,8 +119,15 @@ def test_calibration_round_trips_through_its_file_form():
 
 # ---------------------------------------------------------------------------- the maps
 
+def _map(win_params, players, kind, t, mover, money, win=None):
+    """The win probabilities a calibration holding `win_params` gives (identity money)."""
+    cal = Calibration({(kind, players): SeatMap(win=tuple(win_params), money=(0.0, 1.0, 0.0, 0.0))},
+                      {players: 30.0})
+    return cal.calibrate(kind, players, t, mover, money, win)[1]
+
+
 def test_win_map_sums_to_one_and_favours_the_richer_seat():
-    p = softmax_win((0.0, 0.0, 0.5, 0.2, 0.1), 0.5, 0, [(0.0, 3.0), (0.0, 1.0), (0.0, 2.0)])
+    p = _map((0.0, 0.0, 0.5, 0.2, 0.1), 3, "expectimax", 0.5, 0, [30.0, 10.0, 20.0])
     assert sum(p) == pytest.approx(1.0)
     assert p[0] > p[2] > p[1]
 
@@ -133,7 +139,7 @@ def test_fit_recovers_a_known_win_map():
     for _ in range(4000):
         money = (rng.uniform(0, 60), rng.uniform(0, 60))
         t, mover = rng.random(), rng.randrange(2)
-        p = softmax_win(truth, t, mover, [(0.0, m / 10) for m in money])
+        p = _map(truth, 2, "expectimax", t, mover, list(money))
         won = 0 if rng.random() < p[0] else 1
         samples.append(Sample(t, mover, money, None, money, (1.0 - won, float(won))))
     got = fit_win("expectimax", samples)
