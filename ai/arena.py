@@ -124,15 +124,17 @@ def _init_worker() -> None:
 FAST_BOTS = ("random", "greedy")
 
 
-def run_local(games: Sequence[GameSpec], workers: int) -> Iterator[GameRecord]:
-    """Play games on local processes, yielding records as they finish. Games of fast
+def run_local(games: Sequence[GameSpec], workers: int,
+              play: Callable[[GameSpec], Any] = play_scheduled) -> Iterator[Any]:
+    """Play games on local processes, yielding what `play` returns (default: the game's
+    record, `play_scheduled`; self-play passes its own) as they finish. Games of fast
     bots go out in small chunks so that they do not drown in inter-process overhead;
     games of searching bots one at a time, so that Ctrl-C loses none that finished.
     Workers are forked, or spawned when a bot is remote (gRPC and fork() do not mix).
     On Ctrl-C (KeyboardInterrupt) the workers are terminated at once."""
     if workers <= 1:
         for g in games:
-            yield play_scheduled(g)
+            yield play(g)
         return
     import multiprocessing
 
@@ -144,7 +146,7 @@ def run_local(games: Sequence[GameSpec], workers: int) -> Iterator[GameRecord]:
     method = "spawn" if "remote" in kinds else "fork"
     pool = multiprocessing.get_context(method).Pool(workers, initializer=_init_worker)
     try:
-        yield from pool.imap_unordered(play_scheduled, games, chunksize=size)
+        yield from pool.imap_unordered(play, games, chunksize=size)
         pool.close()
     except BaseException:
         pool.terminate()
@@ -153,8 +155,11 @@ def run_local(games: Sequence[GameSpec], workers: int) -> Iterator[GameRecord]:
         pool.join()
 
 
-def run_ray(games: Sequence[GameSpec], workers: int, address: str | None) -> Iterator[GameRecord]:
-    """Play games as Ray tasks (a local Ray cluster unless `address` is given)."""
+def run_ray(games: Sequence[GameSpec], workers: int, address: str | None,
+            play: Callable[[GameSpec], Any] = play_scheduled) -> Iterator[Any]:
+    """Play games as Ray tasks (a local Ray cluster unless `address` is given), yielding
+    what `play` returns as they finish. A cluster already initialised in this process
+    (`ray.init` by the caller) is used as it is."""
     try:
         import ray
     except ImportError:
@@ -169,7 +174,7 @@ def run_ray(games: Sequence[GameSpec], workers: int, address: str | None) -> Ite
         ray.init(**kwargs)
         started = True
     try:
-        remote = ray.remote(num_cpus=1)(play_scheduled)
+        remote = ray.remote(num_cpus=1)(play)
         pending = [remote.remote(g) for g in games]
         while pending:
             done, pending = ray.wait(pending, num_returns=1)

@@ -1,0 +1,472 @@
+"""Self-play records: games between copies of one bot, every decision recorded as a
+training row (issue 14, part 2; the layout is the "self-play records" contract of the
+session's formats, read by `gallerist train`).
+
+A run writes a directory:
+
+- ``manifest.json``: what was played (spec, players, seed, observation version and size,
+  games per shard) and the complete shards, rewritten atomically after each shard;
+- ``shard-NNNNN.npz`` (``np.savez_compressed``, no pickles): one row per decision of a
+  player (chance events and Lacerda's automatic moves are no rows), for the games
+  ``first_game .. first_game + games - 1``, in game order then move order:
+  ``obs`` float32 (P, OBSERVATION_SIZE), ``policy`` float32 (P, 183), ``legal`` bool
+  (P, 183), ``action`` int16, ``player`` int8, ``num_players`` int8, ``turn`` int16,
+  ``game`` int32, ``final_money`` float32 (P, 4) and ``win_share`` float32 (P, 4), the last
+  two in tensor seat order (column k is player (player + k) % n; absent seats zero).
+
+Every seat is played by its own copy of the bot, which sees only its view. The policy
+target is the search's root visit share per action id (MoveInfo.visits); a bot without
+visits (random, greedy: they play by `choose`, and any bot whose analysis has no visits)
+records 1 on the move played. Game g is set up and dealt from seed `seed + g` and its
+bots seeded as in the arena (`ai.arena.bot_seed`), so the same run gives the same records
+on local workers and on Ray (with an iteration budget and one search thread: a time
+budget or several threads make a search depend on the machine's speed).
+
+Games are played by the arena's workers (`ai.arena.run_local`, `run_ray`). Shard k holds
+games k*G .. k*G + G - 1 (G games per shard; the last shard of a run may be shorter). A run
+given the directory of an earlier one continues it: complete shards are kept, games
+of a shard that was never completed are played again (same seeds, same games), and a
+larger ``games`` extends it (a short last shard is completed: its games are read back,
+not replayed). A directory of another spec, player count, seed, shard size or
+observation layout is refused.
+"""
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from gallerist import engine
+from gallerist.ai import _observation_standin as _obs   # TEMPORARY: until h-obs lands
+from gallerist.ai.arena import GameFailed, GameSpec, bot_seed, run_local, run_ray
+
+__all__ = ["COLUMNS", "FORMAT", "FORMAT_VERSION", "DEFAULT_GAMES_PER_SHARD", "NUM_ACTIONS",
+           "SelfplayError", "SelfplayRun", "engine_version", "game_seed", "observation",
+           "observation_size", "observation_version", "play_selfplay_game", "read_manifest",
+           "read_shard", "run_selfplay"]
+
+log = logging.getLogger(__name__)
+
+FORMAT = "gallerist-selfplay"
+FORMAT_VERSION = 1
+NUM_ACTIONS = engine.NUM_DISTINCT_ACTIONS
+DEFAULT_GAMES_PER_SHARD = 100
+MANIFEST = "manifest.json"
+#: Bots that play by `choose` and have no visits to record (their row is the one-hot of
+#: the move played): their analysis would only cost time.
+CHOOSING_BOTS = ("random", "greedy")
+
+
+def observation(state: engine.GameState, player: int) -> np.ndarray:
+    """`state.observation(player)` (TEMPORARY stand-in until it lands)."""
+    return _obs.observation(state, player)
+
+
+def observation_version() -> int:
+    return int(_obs.OBSERVATION_VERSION)
+
+
+def observation_size() -> int:
+    return int(_obs.OBSERVATION_SIZE)
+
+
+def engine_version() -> str:
+    """The installed package's version (``gallerist.__version__``)."""
+    import gallerist
+
+    return str(gallerist.__version__)
+
+
+#: The arrays of a shard: dtype and the shape of one row.
+COLUMNS: dict[str, tuple[Any, tuple[int, ...]]] = {
+    "obs": (np.float32, ()),            # (observation_size(),), filled in at run time
+    "policy": (np.float32, (NUM_ACTIONS,)),
+    "legal": (np.bool_, (NUM_ACTIONS,)),
+    "action": (np.int16, ()),
+    "player": (np.int8, ()),
+    "num_players": (np.int8, ()),
+    "turn": (np.int16, ()),
+    "game": (np.int32, ()),
+    "final_money": (np.float32, (4,)),
+    "win_share": (np.float32, (4,)),
+}
+
+
+class SelfplayError(ValueError):
+    """Bad input to a self-play run (a one-line message naming the argument or field)."""
+
+
+def game_seed(seed: int, game: int) -> int:
+    """The setup and chance seed of game `game` of a run with base seed `seed`."""
+    return seed + game
+
+
+# ---------------------------------------------------------------------------- one game
+
+class _Recorder:
+    """A seat's bot, remembering for each of its decisions the root visits per action."""
+
+    def __init__(self, bot: Any, analyse: bool) -> None:
+        self.bot, self.analyse = bot, analyse
+        self.visits: dict[int, int] | None = None
+
+    def choose(self, view: engine.GameState) -> int:
+        if not self.analyse:
+            self.visits = None
+            return int(self.bot.choose(view))
+        analysis = self.bot.analyze(view)
+        self.visits = {m.action: int(m.visits) for m in analysis.moves if m.visits > 0}
+        return int(analysis.best.action)
+
+
+def play_selfplay_game(game: GameSpec) -> tuple[int, dict[str, np.ndarray]]:
+    """Play one self-play game (in whatever process or Ray worker runs it) and return
+    its index and rows (the shard's arrays for this game alone).
+
+    Raises:
+        GameFailed: anything went wrong; the message names the game and the cause.
+    """
+    from gallerist.ai.arena import _close_all
+    from gallerist.ai.play import play_game
+    from gallerist.ai.spec import make_bot
+
+    seats: list[_Recorder] = []
+    rows: dict[str, list[Any]] = {k: [] for k in ("obs", "policy", "legal", "action", "player", "turn")}
+
+    def on_action(state: engine.GameState, player: int, action: int) -> None:
+        if player == engine.CHANCE:
+            return
+        legal = np.zeros(NUM_ACTIONS, np.bool_)
+        legal[state.legal_actions()] = True
+        policy = np.zeros(NUM_ACTIONS, np.float32)
+        visits = seats[player].visits
+        if visits:
+            ids = np.fromiter(visits.keys(), np.int64)
+            counts = np.fromiter(visits.values(), np.float64)
+            policy[ids] = (counts / counts.sum()).astype(np.float32)
+        else:
+            policy[action] = 1.0
+        rows["obs"].append(observation(state, player))
+        rows["policy"].append(policy)
+        rows["legal"].append(legal)
+        rows["action"].append(action)
+        rows["player"].append(player)
+        rows["turn"].append(state.turn_number)
+
+    try:
+        for seat, spec in enumerate(game.seats):
+            analyse = spec.split(":")[0].strip().lower() not in CHOOSING_BOTS
+            seats.append(_Recorder(make_bot(spec, seed=bot_seed(game.seed, seat, spec)), analyse))
+        final = play_game(seats, seed=game.seed, on_action=on_action)
+    except Exception as exc:
+        raise GameFailed(f"game {game.index} (seed {game.seed}) failed: {type(exc).__name__}: {exc}") from None
+    finally:
+        _close_all([s.bot for s in seats])
+    n = final.num_players
+    money = np.asarray(final.money(), np.float32)
+    share = np.zeros(n, np.float32)
+    winners = final.winners()
+    share[winners] = 1.0 / len(winners)
+    player = np.asarray(rows["player"], np.int64)
+    # column k of a row is player (player + k) % n: its own seat first
+    seat = (player[:, None] + np.arange(n)[None, :]) % n
+    final_money = np.zeros((len(player), 4), np.float32)
+    win_share = np.zeros((len(player), 4), np.float32)
+    final_money[:, :n], win_share[:, :n] = money[seat], share[seat]
+    count = len(player)
+    return game.index, {
+        "obs": np.asarray(rows["obs"], np.float32).reshape(count, observation_size()),
+        "policy": np.asarray(rows["policy"], np.float32).reshape(count, NUM_ACTIONS),
+        "legal": np.asarray(rows["legal"], np.bool_).reshape(count, NUM_ACTIONS),
+        "action": np.asarray(rows["action"], np.int16),
+        "player": player.astype(np.int8),
+        "num_players": np.full(count, n, np.int8),
+        "turn": np.asarray(rows["turn"], np.int16),
+        "game": np.full(count, game.index, np.int32),
+        "final_money": final_money,
+        "win_share": win_share,
+    }
+
+
+# ---------------------------------------------------------------------------- the directory
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _write_atomically(path: Path, write: Callable[[Any], None], mode: str = "wb") -> None:
+    """Write `path` through a temporary file in its folder, renamed into place."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, mode) as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def read_manifest(out: str | os.PathLike[str]) -> dict[str, Any]:
+    """The manifest of a self-play directory.
+
+    Raises:
+        SelfplayError: no manifest, not JSON, or not a self-play manifest of this version.
+    """
+    path = Path(out) / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SelfplayError(f"{out}: no {MANIFEST} (not a self-play directory)") from None
+    except (OSError, ValueError) as exc:
+        raise SelfplayError(f"{path}: cannot read it: {exc}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise SelfplayError(f"{path}: not a {FORMAT} manifest")
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise SelfplayError(f"{path}: format_version {manifest.get('format_version')!r}, "
+                            f"this version reads {FORMAT_VERSION}")
+    return manifest
+
+
+def read_shard(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
+    """The arrays of one shard file."""
+    with np.load(path, allow_pickle=False) as data:
+        return {k: data[k] for k in data.files}
+
+
+def _write_manifest(out: Path, manifest: dict[str, Any]) -> None:
+    manifest["updated"] = _now()
+    text = json.dumps(manifest, indent=1)
+    _write_atomically(out / MANIFEST, lambda fh: fh.write(text), mode="w")
+
+
+def _write_shard(out: Path, index: int, first_game: int, games: list[dict[str, np.ndarray]]) -> dict[str, Any]:
+    """Write shard `index` (the rows of `games`, in game order) and return its entry."""
+    arrays = {k: np.concatenate([g[k] for g in games]) for k in COLUMNS}
+    name = f"shard-{index:05d}.npz"
+    _write_atomically(out / name, lambda fh: np.savez_compressed(fh, **arrays))
+    return {"file": name, "first_game": first_game, "games": len(games),
+            "positions": int(len(arrays["action"])), "sha256": _sha256(out / name)}
+
+
+def _split_games(arrays: dict[str, np.ndarray]) -> dict[int, dict[str, np.ndarray]]:
+    """A shard's rows, game by game."""
+    games = arrays["game"]
+    return {int(g): {k: v[games == g] for k, v in arrays.items()} for g in np.unique(games)}
+
+
+def _open_directory(out: Path, expected: dict[str, Any]) -> dict[str, Any]:
+    """The manifest to continue: the directory's own (checked against `expected` and its
+    shards against their checksums), or a new one for an empty or missing directory."""
+    if out.exists() and not out.is_dir():
+        raise SelfplayError(f"--out {out}: is a file; give a directory")
+    if not (out / MANIFEST).exists():
+        if out.is_dir() and any(p.name != MANIFEST for p in out.iterdir()
+                                if not p.name.startswith(".")):
+            raise SelfplayError(f"--out {out}: folder is not empty and holds no self-play "
+                                f"{MANIFEST}; give a new or empty folder")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SelfplayError(f"--out {out}: cannot create it: {exc.strerror}") from None
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise SelfplayError(f"--out {out}: folder is not writable")
+        return {"format": FORMAT, "format_version": FORMAT_VERSION, **expected,
+                "num_actions": NUM_ACTIONS, "shards": [], "games": 0, "created": _now(),
+                "updated": _now(), "engine_version": engine_version()}
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise SelfplayError(f"--out {out}: folder is not writable")
+    manifest = read_manifest(out)
+    for key, value in expected.items():
+        if key == "games_per_shard" and value is None:
+            continue
+        if manifest.get(key) != value:
+            raise SelfplayError(f"--out {out} holds self-play of {key} {manifest.get(key)!r}, "
+                                f"not {value!r}; give another --out (or the same {key} to "
+                                f"continue it)")
+    if manifest.get("num_actions") != NUM_ACTIONS:
+        raise SelfplayError(f"--out {out} holds self-play of num_actions "
+                            f"{manifest.get('num_actions')!r}, not {NUM_ACTIONS}")
+    first = 0
+    for entry in manifest["shards"]:
+        path = out / entry["file"]
+        if entry["first_game"] != first:
+            raise SelfplayError(f"{out / MANIFEST}: shard {entry['file']} starts at game "
+                                f"{entry['first_game']}, expected {first}")
+        if not path.is_file():
+            raise SelfplayError(f"{path}: missing (listed in the manifest); restore it, or "
+                                f"start again in another --out")
+        if _sha256(path) != entry["sha256"]:
+            raise SelfplayError(f"{path}: sha256 differs from the manifest's (the file is "
+                                f"corrupt or was changed); restore it, or start again in "
+                                f"another --out")
+        first += entry["games"]
+    if first != manifest["games"]:
+        raise SelfplayError(f"{out / MANIFEST}: games {manifest['games']} but its shards hold {first}")
+    return manifest
+
+
+@dataclass
+class SelfplayRun:
+    """What a run did. `games` and `positions` count the directory's complete shards;
+    `played` the games this run played; `interrupted` is True after Ctrl-C or a failed
+    game (`error` says which)."""
+
+    out: str
+    games: int = 0
+    positions: int = 0
+    played: int = 0
+    shards_written: int = 0
+    interrupted: bool = False
+    error: str | None = None
+    seconds: float = 0.0
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+
+def _check_arguments(spec: str, players: int, games: int, workers: int, backend: str,
+                     games_per_shard: int | None, seed: int) -> None:
+    from gallerist.ai.arena import _preflight
+
+    def integer(value: Any) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool)
+
+    if not integer(players) or players not in (1, 2, 3, 4):
+        raise SelfplayError(f"players must be 1 (solo), 2, 3 or 4, got {players!r}")
+    if not integer(games) or games < 1:
+        raise SelfplayError(f"games must be an integer >= 1, got {games!r}")
+    if not integer(workers) or workers < 1:
+        raise SelfplayError(f"workers must be an integer >= 1, got {workers!r}")
+    if games_per_shard is not None and (not integer(games_per_shard)
+                                        or games_per_shard < 1):
+        raise SelfplayError(f"games_per_shard must be an integer >= 1, got {games_per_shard!r}")
+    if not integer(seed) or not 0 <= seed < 2**62:
+        raise SelfplayError(f"seed must be an integer in 0..2^62-1, got {seed!r}")
+    if backend not in ("local", "ray"):
+        raise SelfplayError(f"unknown backend {backend!r}: use 'local' or 'ray'")
+    if not isinstance(spec, str) or not spec.strip():
+        raise SelfplayError(f"bot spec must be a non-empty string, got {spec!r}")
+    try:
+        _preflight([spec])
+    except ValueError as exc:
+        raise SelfplayError(f"bot spec {spec!r}: {exc}") from None
+
+
+def run_selfplay(spec: str, *, players: int, games: int, out: str | os.PathLike[str],
+                 workers: int = 1, backend: str = "local", seed: int = 0,
+                 games_per_shard: int | None = None, ray_address: str | None = None,
+                 progress: Callable[[int, int, int], None] | None = None) -> SelfplayRun:
+    """Play self-play games of `spec` until `out` holds `games` games (continuing what it
+    holds), writing shards and the manifest as shards complete.
+
+    Args:
+        spec: the bot spec every seat plays (one copy per seat).
+        players: seats per game (1: solo against Lacerda).
+        games: games the directory should hold at the end.
+        out: the directory (created if missing).
+        workers: parallel games.
+        backend: "local" (processes) or "ray" (Ray tasks; `ray_address` a cluster).
+        seed: base seed (game g is set up from seed + g).
+        games_per_shard: games per shard (None: the directory's, or 100 for a new one).
+        progress: called as progress(games_done, games, positions_done) after every game.
+
+    Returns:
+        The run; Ctrl-C or a failed game stops it early (complete shards kept).
+
+    Raises:
+        SelfplayError: a bad argument or spec, or a directory of another run.
+    """
+    spec = spec.strip() if isinstance(spec, str) else spec
+    _check_arguments(spec, players, games, workers, backend, games_per_shard, seed)
+    outp = Path(out)
+    expected = {"spec": spec, "players": players, "seed": seed,
+                "observation_version": observation_version(),
+                "observation_size": observation_size(), "games_per_shard": games_per_shard}
+    manifest = _open_directory(outp, expected)
+    if manifest.get("games_per_shard") is None:
+        manifest["games_per_shard"] = games_per_shard or DEFAULT_GAMES_PER_SHARD
+    size = int(manifest["games_per_shard"])
+    run = SelfplayRun(out=str(outp), manifest=manifest)
+    finished: dict[int, dict[str, np.ndarray]] = {}
+    shards = manifest["shards"]
+    if shards and shards[-1]["games"] < size and games > manifest["games"]:
+        # extend a short last shard: read its games back, and complete it
+        last = shards.pop()
+        finished.update(_split_games(read_shard(outp / last["file"])))
+        manifest["games"] -= last["games"]
+        _write_manifest(outp, manifest)
+    if not (outp / MANIFEST).exists():
+        _write_manifest(outp, manifest)
+    start = manifest["games"]
+    run.games = start
+    run.positions = sum(s["positions"] for s in shards)
+    positions_known = run.positions + sum(len(g["action"]) for g in finished.values())
+    plan = [GameSpec(index=g, seed=game_seed(seed, g), seats=(spec,) * players)
+            for g in range(start, games) if g not in finished]
+    if progress:
+        progress(start + len(finished), max(games, start), positions_known)
+    if not plan and not finished:
+        return run
+
+    def flush() -> None:
+        """Write every shard whose games are all finished, in order."""
+        while True:
+            first = manifest["games"]
+            last = min(first + size, games)
+            if first >= games or any(g not in finished for g in range(first, last)):
+                return
+            entry = _write_shard(outp, len(shards), first, [finished.pop(g) for g in range(first, last)])
+            shards.append(entry)
+            manifest["games"] = last
+            _write_manifest(outp, manifest)
+            run.games, run.positions = last, run.positions + entry["positions"]
+            run.shards_written += 1
+
+    source: Iterable[tuple[int, dict[str, np.ndarray]]]
+    if backend == "local":
+        source = run_local(plan, workers, play=play_selfplay_game)
+    else:
+        source = run_ray(plan, workers, ray_address, play=play_selfplay_game)
+    t0 = time.perf_counter()
+    done = start + len(finished)
+    try:
+        flush()
+        for index, rows in source:
+            finished[index] = rows
+            run.played += 1
+            done += 1
+            positions_known += len(rows["action"])
+            flush()
+            if progress:
+                progress(done, games, positions_known)
+    except KeyboardInterrupt:
+        run.interrupted = True
+        log.warning("interrupted: keeping %d games in complete shards", manifest["games"])
+    except GameFailed as exc:
+        run.interrupted, run.error = True, str(exc)
+        log.warning("stopped: a game failed; keeping %d games in complete shards", manifest["games"])
+    finally:
+        run.seconds += time.perf_counter() - t0
+        close = getattr(source, "close", None)
+        if callable(close):
+            close()
+    return run
+

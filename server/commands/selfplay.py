@@ -1,0 +1,121 @@
+"""``gallerist selfplay``: games between copies of a bot, every decision recorded for
+training (the library is `ai.selfplay`; the record layout its docstring)."""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import shlex
+import sys
+import time
+from typing import Any
+
+from gallerist.server.commands import CliError
+from gallerist.server.commands.options import add_command
+
+__all__ = ["add", "run"]
+
+
+def add(sub: Any) -> None:
+    """Add ``selfplay`` to the subcommands."""
+    p = add_command(
+        sub, "selfplay", run, help="self-play games of a bot, recorded for training",
+        description="Play games between copies of the bot SPEC (one per seat, each seeing "
+                    "only its view) and record every decision: the observation, the legal "
+                    "moves, the search's root visit shares (the policy target), the move, and "
+                    "once the game ends every seat's final money and win share, in NumPy "
+                    "shards with a manifest in --out. Running again with the same --out "
+                    "continues it (a larger --games extends it); Ctrl-C keeps the complete "
+                    "shards.")
+    p.add_argument("spec", metavar="SPEC", help='bot spec, e.g. "mcts:iterations=400"')
+    p.add_argument("--players", default="2", help="seats per game, 1 (solo) to 4 (default 2)")
+    p.add_argument("--games", required=True, help="games the directory holds at the end")
+    p.add_argument("--workers", default="1", help="parallel games (default 1)")
+    p.add_argument("--backend", default="local",
+                   help="local processes, or ray: Ray tasks (pip install -e '.[ray]')")
+    p.add_argument("--out", required=True, metavar="DIR", help="the records' directory")
+    p.add_argument("--seed", default="0", help="base seed: game g is set up from seed + g (default 0)")
+    p.add_argument("--games-per-shard", default=None, metavar="K",
+                   help="games per shard file (default: the directory's, 100 for a new one)")
+    p.add_argument("--ray-address", default=os.environ.get("RAY_ADDRESS"), metavar="ADDR",
+                   help="Ray cluster to run on (default $RAY_ADDRESS, else a local cluster)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _integer(option: str, text: str | None, lo: int, hi: int | None = None) -> int | None:
+    if text is None:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise CliError(f"{option} {text!r}: not an integer", status=1) from None
+    if value < lo or (hi is not None and value > hi):
+        bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+        raise CliError(f"{option} {value}: must be {bound}", status=1)
+    return value
+
+
+def _resume_command(args: argparse.Namespace) -> str:
+    words = ["gallerist", "selfplay", args.spec, "--players", args.players, "--games", args.games,
+             "--out", args.out, "--seed", args.seed, "--workers", args.workers,
+             "--backend", args.backend]
+    return " ".join(shlex.quote(str(w)) for w in words)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``gallerist selfplay``."""
+    from tqdm import tqdm
+    from tqdm.contrib.logging import logging_redirect_tqdm
+
+    from gallerist.ai.selfplay import SelfplayError, run_selfplay
+
+    players = _integer("--players", args.players, 1, 4)
+    games = _integer("--games", args.games, 1)
+    workers = _integer("--workers", args.workers, 1, 1024)
+    seed = _integer("--seed", args.seed, 0, 2**62 - 1)
+    per_shard = _integer("--games-per-shard", args.games_per_shard, 1)
+    if args.backend not in ("local", "ray"):
+        raise CliError(f"--backend {args.backend!r}: use local or ray", status=1)
+    # The bar starts with the first report, once the arguments and the directory were
+    # checked: an error is one line, not glued to a bar.
+    bars: list[Any] = []
+    t0 = time.perf_counter()
+    first: list[int] = []
+
+    def progress(done: int, total: int, positions: int) -> None:
+        if args.no_progress:
+            return
+        if not bars:
+            bars.append(tqdm(total=total, initial=done, unit="game", desc="selfplay", file=sys.stderr))
+            first.append(positions)
+        bar = bars[0]
+        bar.total = total
+        bar.update(done - bar.n)
+        elapsed = time.perf_counter() - t0
+        rate = (positions - first[0]) / elapsed if elapsed > 0 else 0.0
+        bar.set_postfix_str(f"{positions:,} positions, {rate:,.0f} positions/s", refresh=False)
+
+    redirect = (contextlib.nullcontext() if args.no_progress
+                else logging_redirect_tqdm(loggers=[logging.getLogger("gallerist")]))
+    try:
+        with redirect:
+            result = run_selfplay(args.spec, players=players, games=games, out=args.out,
+                                  workers=workers, backend=args.backend, seed=seed,
+                                  games_per_shard=per_shard, ray_address=args.ray_address,
+                                  progress=progress)
+    except (SelfplayError, OSError) as exc:
+        raise CliError(str(exc), status=1) from None
+    finally:
+        for bar in bars:
+            bar.close()
+    summary = (f"{args.out}: {result.games} games, {result.positions:,} positions in "
+               f"{len(result.manifest['shards'])} shards ({result.played} games played now, "
+               f"{result.seconds:.1f} s)")
+    print(summary)
+    if result.interrupted:
+        why = result.error or "interrupted"
+        print(f"{why}; the complete shards are kept; continue with: {_resume_command(args)}",
+              file=sys.stderr)
+        return 1 if result.error else 130
+    return 0
