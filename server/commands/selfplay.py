@@ -113,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
                f"{len(result.manifest['shards'])} shards ({result.played} games played now, "
                f"{result.seconds:.1f} s)")
     print(summary)
+    if result.played == 0 and result.games > games:
+        print(f"note: {args.out} already holds more games than --games {games}: nothing played")
     if result.interrupted:
         why = result.error or "interrupted"
         print(f"{why}; the complete shards are kept; continue with: {_resume_command(args)}",
