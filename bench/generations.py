@@ -112,7 +112,8 @@ def run_generations(*, generations: int, games: int, arena_games: int, iteration
         else:
             log(f"generation {k + 1}: training on {data} -> {model}")
             card = trainer([str(data)], str(model), **(train_options or {}))
-            card_path.write_text(json.dumps(card, indent=1, default=str))
+            if not card_path.exists():   # ai.train.train writes it itself
+                card_path.write_text(json.dumps(card, indent=1, default=str))
         spec = model_spec(str(model), iterations)
         specs.append(spec)
         row: dict[str, Any] = {"generation": k + 1, "spec": spec, "model": str(model),

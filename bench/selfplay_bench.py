@@ -5,7 +5,9 @@ workers >= 1.7x one worker, on both backends.
 
 Each measurement plays the same games (same seed) into a fresh directory; the Ray cluster
 is started before the clock starts (with as many CPUs as workers) and warmed up with one
-game, so the figures are the steady rate, not Ray's start-up.
+game, so the figures are the steady rate, not Ray's start-up. The machine's 1-minute load average at the end of
+each measurement is printed with it: other work on the cores takes CPU from the 2-worker
+runs first, and a load above the core count makes the speed-up meaningless.
 
 Usage:
     python bench/selfplay_bench.py [--spec mcts:iterations=100] [--games 12] [--no-ray]
@@ -30,7 +32,7 @@ def measure(spec: str, players: int, games: int, workers: int, backend: str, see
                            workers=workers, backend=backend, seed=seed, games_per_shard=games)
         seconds = time.perf_counter() - t0
     return {"backend": backend, "workers": workers, "games": run.games, "positions": run.positions,
-            "seconds": seconds, "games_per_s": run.games / seconds,
+            "seconds": seconds, "load_average_1min": os.getloadavg()[0], "games_per_s": run.games / seconds,
             "positions_per_s": run.positions / seconds}
 
 
@@ -48,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.spec}, {args.players} players, {args.games} games per measurement, "
           f"{os.cpu_count()} cores")
     print(f"{'backend':<8} {'workers':>7} {'games':>6} {'positions':>9} {'seconds':>8} "
-          f"{'games/s':>8} {'positions/s':>11}")
+          f"{'games/s':>8} {'positions/s':>11} {'load':>5}")
     for backend, workers in configs:
         if backend == "ray":
             import ray
@@ -61,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
                 ray.shutdown()
         rows.append(row)
         print(f"{backend:<8} {workers:>7} {row['games']:>6} {row['positions']:>9} {row['seconds']:>8.2f} "
-              f"{row['games_per_s']:>8.3f} {row['positions_per_s']:>11.1f}")
+              f"{row['games_per_s']:>8.3f} {row['positions_per_s']:>11.1f} {row['load_average_1min']:>5.1f}")
     speedups = {}
     for backend in ("local", "ray"):
         one = [r for r in rows if r["backend"] == backend and r["workers"] == 1]
