@@ -27,12 +27,16 @@ from gallerist.ai.selfplay import run_selfplay
 
 def measure(spec: str, players: int, games: int, workers: int, backend: str, seed: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), os.times()
         run = run_selfplay(spec, players=players, games=games, out=os.path.join(tmp, "sp"),
                            workers=workers, backend=backend, seed=seed, games_per_shard=games)
-        seconds = time.perf_counter() - t0
+        seconds, c1 = time.perf_counter() - t0, os.times()
+    # CPU time of this process and its worker processes (local backend; Ray's workers are
+    # not our children): the same games should cost the same CPU with 1 or 2 workers.
+    cpu = None if backend == "ray" else sum(getattr(c1, k) - getattr(c0, k) for k in (
+        "user", "system", "children_user", "children_system"))
     return {"backend": backend, "workers": workers, "games": run.games, "positions": run.positions,
-            "seconds": seconds, "load_average_1min": os.getloadavg()[0], "games_per_s": run.games / seconds,
+            "seconds": seconds, "load_average_1min": os.getloadavg()[0], "cpu_seconds": cpu, "games_per_s": run.games / seconds,
             "positions_per_s": run.positions / seconds}
 
 
@@ -50,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.spec}, {args.players} players, {args.games} games per measurement, "
           f"{os.cpu_count()} cores")
     print(f"{'backend':<8} {'workers':>7} {'games':>6} {'positions':>9} {'seconds':>8} "
-          f"{'games/s':>8} {'positions/s':>11} {'load':>5}")
+          f"{'games/s':>8} {'positions/s':>11} {'load':>5} {'cpu s':>6}")
     for backend, workers in configs:
         if backend == "ray":
             import ray
@@ -62,8 +66,10 @@ def main(argv: list[str] | None = None) -> int:
             if backend == "ray":
                 ray.shutdown()
         rows.append(row)
+        cpu = row["cpu_seconds"]
         print(f"{backend:<8} {workers:>7} {row['games']:>6} {row['positions']:>9} {row['seconds']:>8.2f} "
-              f"{row['games_per_s']:>8.3f} {row['positions_per_s']:>11.1f} {row['load_average_1min']:>5.1f}")
+              f"{row['games_per_s']:>8.3f} {row['positions_per_s']:>11.1f} {row['load_average_1min']:>5.1f} "
+              f"{'-' if cpu is None else f'{cpu:.1f}':>6}")
     speedups = {}
     for backend in ("local", "ray"):
         one = [r for r in rows if r["backend"] == backend and r["workers"] == 1]
