@@ -29,7 +29,9 @@ import argparse
 import ast
 import json
 import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -42,10 +44,30 @@ Trainer = Callable[..., dict]
 ModelSpec = Callable[[str, int], str]
 
 
+#: How `default_trainer` runs `ai.train.train` in a fresh interpreter: argv is the data
+#: directories (JSON), the model path, the options (JSON) and where to write the card.
+_TRAIN_SCRIPT = """
+import json, sys
+from gallerist.ai.train import train
+card = train(json.loads(sys.argv[1]), sys.argv[2], **json.loads(sys.argv[3]))
+with open(sys.argv[4], "w", encoding="utf-8") as fh:
+    json.dump(card, fh, default=str)
+"""
+
+
 def default_trainer(data_dirs: list[str], out: str, **options: Any) -> dict:
-    """h-train's `ai.train.train(data_dirs, out, **options) -> card`."""
-    from gallerist.ai.train import train   # lands with issue 14, part 3
-    return train(data_dirs, out, **options)
+    """h-train's `ai.train.train(data_dirs, out, **options) -> card`, run in a child
+    interpreter: JAX starts threads, and this process goes on to fork the workers of the
+    next self-play and arena (fork and threads do not mix)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        card_path = os.path.join(tmp, "card.json")
+        done = subprocess.run([sys.executable, "-c", _TRAIN_SCRIPT, json.dumps(list(data_dirs)), out,
+                               json.dumps(options), card_path])
+        if done.returncode != 0:
+            raise RuntimeError(f"training {out} failed (exit status {done.returncode}; its "
+                               f"error is above)")
+        with open(card_path, encoding="utf-8") as fh:
+            return dict(json.load(fh))
 
 
 def default_model_spec(model: str, iterations: int) -> str:
@@ -223,8 +245,8 @@ def main(argv: list[str] | None = None) -> int:
                         iterations=args.iterations, players=args.players, workers=args.workers,
                         out=args.out, work=args.work, seed=args.seed, backend=args.backend,
                         train_options=train_options)
-    except ImportError as exc:
-        print(f"error: {exc} (the trainer, ai.train, and the model evaluator are needed)", file=sys.stderr)
+    except (RuntimeError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 1
     print(f"results: {os.path.join(args.out, 'generations.json')}, {os.path.join(args.out, 'generations.png')}")
     return 0

@@ -156,6 +156,20 @@ def selfplay_bots() -> dict:
     return spec.BOTS
 
 
+def interrupt_at(monkeypatch, index: int):
+    """Make game `index` of the next runs raise KeyboardInterrupt (Ctrl-C while it plays,
+    on the one local worker); return the real game function."""
+    real = selfplay.play_selfplay_game
+
+    def play(game):
+        if game.index == index:
+            raise KeyboardInterrupt
+        return real(game)
+
+    monkeypatch.setattr(selfplay, "play_selfplay_game", play)
+    return real
+
+
 def test_extending_and_resuming_give_the_records_of_one_uninterrupted_run(tmp_path, monkeypatch) -> None:
     """A run stopped by Ctrl-C keeps only complete shards; running again finishes it; a
     larger --games extends it (completing its short last shard): the shards equal those
@@ -167,14 +181,7 @@ def test_extending_and_resuming_give_the_records_of_one_uninterrupted_run(tmp_pa
     first = run_selfplay("greedy", players=2, games=3, out=parts, seed=3, games_per_shard=2)
     assert [s["games"] for s in first.manifest["shards"]] == [2, 1]
 
-    real = selfplay.play_selfplay_game
-
-    def stop_at_game_3(game):
-        if game.index == 3:
-            raise KeyboardInterrupt
-        return real(game)
-
-    monkeypatch.setattr(selfplay, "play_selfplay_game", stop_at_game_3)
+    real = interrupt_at(monkeypatch, 3)
     stopped = run_selfplay("greedy", players=2, games=5, out=parts, seed=3)
     assert stopped.interrupted and stopped.games == 2, "the short shard was reopened, not complete"
     assert read_manifest(parts)["games"] == 2
@@ -272,14 +279,7 @@ def test_bad_directories_are_one_line_errors(tmp_path, capsys) -> None:
 
 def test_ctrl_c_keeps_complete_shards_and_says_how_to_resume(tmp_path, capsys, monkeypatch) -> None:
     """Ctrl-C: exit 130, the complete shards kept, and the command that continues."""
-    real = selfplay.play_selfplay_game
-
-    def interrupt_at_2(game):
-        if game.index == 2:
-            raise KeyboardInterrupt
-        return real(game)
-
-    monkeypatch.setattr(selfplay, "play_selfplay_game", interrupt_at_2)
+    interrupt_at(monkeypatch, 2)
     out = tmp_path / "sp"
     status = main(["selfplay", "greedy", "--games", "4", "--games-per-shard", "1", "--out", str(out),
                    "--no-progress"])
