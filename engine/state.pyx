@@ -18,6 +18,7 @@ from gallerist.engine._core cimport (
 )
 from gallerist.engine._core cimport TaskC, PlayerC, MAX_PLAYERS
 cimport gallerist.engine._core as core
+from gallerist.engine._observation cimport observation_fill, OBSERVATION_SIZE
 
 include "_raw.pxi"
 
@@ -130,6 +131,17 @@ def _check_seed(seed):
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"seed must be an int, got {type(seed).__name__}")
     return seed & 0xFFFFFFFFFFFFFFFF
+
+
+def _check_observation_out(out):
+    import numpy
+    if not isinstance(out, numpy.ndarray):
+        raise ValueError(f"out must be a numpy.ndarray, got {type(out).__name__}")
+    if out.dtype != numpy.float32 or out.shape != (OBSERVATION_SIZE,):
+        raise ValueError(f"out must be float32 of shape ({OBSERVATION_SIZE},), "
+                         f"got {out.dtype} of shape {out.shape}")
+    if not out.flags.c_contiguous or not out.flags.writeable:
+        raise ValueError("out must be a C-contiguous, writeable array")
 
 
 cdef class GameState:
@@ -353,6 +365,22 @@ cdef class GameState:
                 v.s.players[p].curator = -1
                 v.s.players[p].dealer = -1
         return v
+
+    def observation(self, player: int, out=None):
+        """What `player` sees (exactly `view(player)`), as a float32 vector of
+        OBSERVATION_SIZE numbers, own seat first (engine/_observation.pyx; the layout is
+        `engine.observation_fields()`, docs/observation.md). `out`, a C-contiguous
+        float32 array of shape (OBSERVATION_SIZE,), is filled and returned instead of a
+        new array."""
+        self._check_player(player)
+        if out is None:
+            import numpy
+            out = numpy.empty(OBSERVATION_SIZE, dtype=numpy.float32)
+        else:
+            _check_observation_out(out)
+        cdef float[::1] buf = out
+        observation_fill(&self.s, <int>player, &buf[0])
+        return out
 
     def resample_hidden(self, player: int, seed):
         """A copy in which everything `player` cannot see is a fresh consistent sample."""
