@@ -16,7 +16,7 @@ cdef enum:
     O_PROGRESS = O_NUM_PLAYERS + 4                  # 2: turns / 100, rounds / 20
     O_EA_USED = O_PROGRESS + 2                      # 1
     O_END_TRIGGERED = O_EA_USED + 1                 # 1
-    O_TURNS_LEFT = O_END_TRIGGERED + 1              # 1: / 4, 0 until triggered
+    O_TURNS_LEFT = O_END_TRIGGERED + 1              # 1: / 8, 0 until triggered
     O_INTERMEDIATE = O_TURNS_LEFT + 1               # 2: pending, done
     O_KO_ACTIVE = O_INTERMEDIATE + 2                # 1
     O_PASSES = O_KO_ACTIVE + 1                      # 1: / 8
@@ -63,8 +63,7 @@ cdef enum:
     O_SEATS = O_LACERDA_TURN + 1
 
     # ---- one seat's block (offsets from the block's start)
-    S_PRESENT = 0                                   # 1
-    S_MONEY = S_PRESENT + 1                         # 1: / 100
+    S_MONEY = 0                                     # 1: / 100
     S_INFLUENCE = S_MONEY + 1                       # 1: / 35
     S_LOBBY = S_INFLUENCE + 1                       # 3
     S_GALLERY = S_LOBBY + 3                         # 3

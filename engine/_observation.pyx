@@ -8,7 +8,7 @@ cards; never the other players' cards (the only hidden information of the engine
 bag, the tile stacks and the contract deck are sets, whose contents every player can
 count; their order is chance). The point of view is the player's: seat block k is player
 (player + k) % n, and every owner of a piece on the board is such a relative seat (or
-Lacerda, solo). Absent seats are zero; the player count is a one-hot.
+Lacerda, solo). Absent seats are zero; the player count is a one-hot (num_players).
 
 Scales: money / 100, influence / 35, fame / 19, other counts as small integers or
 divided by a documented constant, categories as one-hots (all zero: none). The offsets
@@ -41,7 +41,6 @@ cdef inline void _hot(float* out, int index, int size) noexcept nogil:
 
 cdef void _seat(const PlayerC* p, float* o) noexcept nogil:
     cdef int i, t
-    o[S_PRESENT] = 1.0
     o[S_MONEY] = p.money / 100.0
     o[S_INFLUENCE] = p.influence / 35.0
     for i in range(3):
@@ -83,7 +82,7 @@ cdef int observation_fill(const StateC* s, int player, float* out) noexcept nogi
     out[O_EA_USED] = s.ea_used
     out[O_END_TRIGGERED] = s.end_triggered
     if s.end_triggered:
-        out[O_TURNS_LEFT] = s.turns_left / 4.0
+        out[O_TURNS_LEFT] = s.turns_left / 8.0
     out[O_INTERMEDIATE] = s.intermediate_pending
     out[O_INTERMEDIATE + 1] = s.intermediate_done
     out[O_KO_ACTIVE] = s.ko_active
@@ -176,7 +175,7 @@ _GAME = (
     ("progress", O_PROGRESS, 2, "turns started / 100, and / (20 x players) (rounds / 20)", 0, 3),
     ("ea_used", O_EA_USED, 1, "1 once the turn's executive action was taken", 0, 1),
     ("end_triggered", O_END_TRIGGERED, 1, "1 once two end conditions held (R-END-1)", 0, 1),
-    ("turns_left", O_TURNS_LEFT, 1, "turns still to play after the current one / 4, once triggered (0 before)", 0, 1),
+    ("turns_left", O_TURNS_LEFT, 1, "turns still to play after the current one (up to 2 x players - 1) / 8, once triggered (0 before)", 0, 1),
     ("intermediate", O_INTERMEDIATE, 2, "intermediate scoring pending, done", 0, 1),
     ("ko_active", O_KO_ACTIVE, 1, "1 while the kicked-out owner takes its KO action", 0, 1),
     ("passes", O_PASSES, 1, "consecutive turns whose location action was a pass / 8 (stall rule)", 0, 2),
@@ -223,7 +222,6 @@ _BOARD = (
     ("lacerda_turn", O_LACERDA_TURN, 1, "solo: 1 when Lacerda's move is due at the end of the turn", 0, 1),
 )
 _SEAT = (
-    ("present", S_PRESENT, 1, "1 if the seat is in the game", 0, 1),
     ("money", S_MONEY, 1, "money ($) / 100", 0, 10),
     ("influence", S_INFLUENCE, 1, "influence / 35", 0, 1),
     ("lobby", S_LOBBY, 3, "visitors in the lobby: VIP, investor, collector", 0, 14),

@@ -366,7 +366,7 @@ cdef class GameState:
                 v.s.players[p].dealer = -1
         return v
 
-    def observation(self, player: int, out=None):
+    def observation(self, player, out=None):
         """What `player` sees (exactly `view(player)`), as a float32 vector of
         OBSERVATION_SIZE numbers, own seat first (engine/_observation.pyx; the layout is
         `engine.observation_fields()`, docs/observation.md). `out`, a C-contiguous
