@@ -268,18 +268,20 @@ def test_bad_player_is_a_value_error_naming_the_range(player):
 
 
 @pytest.mark.parametrize("out, problem", [
-    (np.zeros(SIZE, dtype=np.float64), "float32 of shape"),
-    (np.zeros(SIZE + 1, dtype=np.float32), "float32 of shape"),
-    (np.zeros((1, SIZE), dtype=np.float32), "float32 of shape"),
-    (np.zeros(2 * SIZE, dtype=np.float32)[::2], "C-contiguous"),
-    ([0.0] * SIZE, "numpy.ndarray"),
+    (np.zeros(SIZE, dtype=np.float64), "float64 of shape"),
+    (np.zeros(SIZE + 1, dtype=np.float32), f"float32 of shape ({SIZE + 1},)"),
+    (np.zeros((1, SIZE), dtype=np.float32), f"float32 of shape (1, {SIZE})"),
+    (np.zeros(2 * SIZE, dtype=np.float32)[::2], "not C-contiguous"),
+    ("read-only", "read-only"),
+    ([0.0] * SIZE, "got list"),
 ])
 def test_bad_out_is_a_value_error(out, problem):
-    """`out` of the wrong type, dtype, shape or layout is a ValueError naming `out`."""
+    """`out` of the wrong type, dtype, shape or layout, or read-only, is a ValueError
+    naming `out`, what it must be and what it is."""
     s = engine.new_game(2, seed=1)
-    with pytest.raises(ValueError, match=r"out must be .*" if problem != "C-contiguous" else "C-contiguous"):
+    if isinstance(out, str):            # a float32 array of the right shape, read-only
+        out = np.zeros(SIZE, dtype=np.float32)
+        out.setflags(write=False)
+    with pytest.raises(ValueError, match=rf"out must be a C-contiguous, writeable float32 numpy array of shape \({SIZE},\), got") as e:
         s.observation(0, out=out)
-    try:
-        s.observation(0, out=out)
-    except ValueError as e:
-        assert problem in str(e) and "out" in str(e)
+    assert problem in str(e.value)
