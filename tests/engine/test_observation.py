@@ -285,3 +285,23 @@ def test_bad_out_is_a_value_error(out, problem):
     with pytest.raises(ValueError, match=rf"out must be a C-contiguous, writeable float32 numpy array of shape \({SIZE},\), got") as e:
         s.observation(0, out=out)
     assert problem in str(e.value)
+
+
+def test_a_change_to_one_seat_moves_only_that_seats_block():
+    """Giving player q $7 and a VIP ticket (from the box office) changes, in every observer
+    p's tensor, seat block (q - p) % n's money and tickets and the box office, nothing else."""
+    from gallerist.engine.state import GameState
+    n = 3
+    base = engine.new_game(n, seed=8)
+    for q in range(n):
+        raw = base._raw()
+        raw["players"][q]["money"] += 7
+        raw["players"][q]["tickets"][0] += 1
+        raw["box"][0] -= 1
+        changed = GameState._from_raw(raw)
+        changed.check_invariants()
+        for p in range(n):
+            diff = np.flatnonzero(changed.observation(p) != base.observation(p))
+            names = {name for name, off, ln, _ in FIELDS for i in diff if off <= i < off + ln}
+            k = (q - p) % n
+            assert names == {f"seat{k}.money", f"seat{k}.tickets", "box_office"}
