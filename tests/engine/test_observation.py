@@ -3,6 +3,7 @@ engine/_observation.pyx, docs/observation.md): exactly what view(player) shows, 
 first, a fixed layout whose every field moves with its part of the state."""
 from __future__ import annotations
 
+import hashlib
 import random
 from pathlib import Path
 
@@ -71,6 +72,18 @@ def test_layout_covers_the_vector_exactly_once():
     assert sum(ln for _, _, ln in seat[0]) == O.SEAT_BLOCK_SIZE
     assert set(O.FIELD_RANGES) == set(names)
     assert engine.OBSERVATION_VERSION == 1
+
+
+#: The layout each OBSERVATION_VERSION stands for: sha256 of [(name, offset, length)].
+LAYOUTS = {1: "5578ebf7fc01c50f"}
+
+
+def test_a_layout_change_bumps_the_version():
+    """Models are checked against OBSERVATION_VERSION, so the version names one layout:
+    a change of names, offsets or lengths needs a new version (and a new entry here)."""
+    digest = hashlib.sha256(repr([(n, o, ln) for n, o, ln, _ in FIELDS]).encode()).hexdigest()
+    assert LAYOUTS.get(engine.OBSERVATION_VERSION) == digest[:16], (
+        "the observation layout changed: bump OBSERVATION_VERSION in engine/_observation.pxd")
 
 
 def test_task_kind_one_hot_covers_every_decision_and_chance_kind():
