@@ -9,7 +9,8 @@ A run writes a directory:
 - ``shard-NNNNN.npz`` (``np.savez_compressed``, no pickles): one row per decision of a
   player (chance events and Lacerda's automatic moves are no rows), for the games
   ``first_game .. first_game + games - 1``, in game order then move order:
-  ``obs`` float32 (P, OBSERVATION_SIZE), ``policy`` float32 (P, 183), ``legal`` bool
+  ``obs`` float32 (P, OBSERVATION_SIZE), `GameState.observation(player)` of the player to
+  move (docs/observation.md), ``policy`` float32 (P, 183), ``legal`` bool
   (P, 183), ``action`` int16, ``player`` int8, ``num_players`` int8, ``turn`` int16,
   ``game`` int32, ``final_money`` float32 (P, 4) and ``win_share`` float32 (P, 4), the last
   two in tensor seat order (column k is player (player + k) % n; absent seats zero).
@@ -46,12 +47,10 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from gallerist import engine
-from gallerist.ai import _observation_standin as _obs   # TEMPORARY: until h-obs lands
 from gallerist.ai.arena import GameFailed, GameSpec, bot_seed, run_local, run_ray
 
 __all__ = ["COLUMNS", "FORMAT", "FORMAT_VERSION", "DEFAULT_GAMES_PER_SHARD", "NUM_ACTIONS",
-           "SelfplayError", "SelfplayRun", "engine_version", "game_seed", "observation",
-           "observation_size", "observation_version", "play_selfplay_game", "read_manifest",
+           "SelfplayError", "SelfplayRun", "engine_version", "game_seed", "play_selfplay_game", "read_manifest",
            "read_shard", "run_selfplay"]
 
 log = logging.getLogger(__name__)
@@ -66,19 +65,6 @@ MANIFEST = "manifest.json"
 CHOOSING_BOTS = ("random", "greedy")
 
 
-def observation(state: engine.GameState, player: int) -> np.ndarray:
-    """`state.observation(player)` (TEMPORARY stand-in until it lands)."""
-    return _obs.observation(state, player)
-
-
-def observation_version() -> int:
-    return int(_obs.OBSERVATION_VERSION)
-
-
-def observation_size() -> int:
-    return int(_obs.OBSERVATION_SIZE)
-
-
 def engine_version() -> str:
     """The installed package's version (``gallerist.__version__``)."""
     import gallerist
@@ -88,7 +74,7 @@ def engine_version() -> str:
 
 #: The arrays of a shard: dtype and the shape of one row.
 COLUMNS: dict[str, tuple[Any, tuple[int, ...]]] = {
-    "obs": (np.float32, ()),            # (observation_size(),), filled in at run time
+    "obs": (np.float32, (engine.OBSERVATION_SIZE,)),
     "policy": (np.float32, (NUM_ACTIONS,)),
     "legal": (np.bool_, (NUM_ACTIONS,)),
     "action": (np.int16, ()),
@@ -155,7 +141,7 @@ def play_selfplay_game(game: GameSpec) -> tuple[int, dict[str, np.ndarray]]:
             policy[ids] = (counts / counts.sum()).astype(np.float32)
         else:
             policy[action] = 1.0
-        rows["obs"].append(observation(state, player))
+        rows["obs"].append(state.observation(player))
         rows["policy"].append(policy)
         rows["legal"].append(legal)
         rows["action"].append(action)
@@ -184,7 +170,7 @@ def play_selfplay_game(game: GameSpec) -> tuple[int, dict[str, np.ndarray]]:
     final_money[:, :n], win_share[:, :n] = money[seat], share[seat]
     count = len(player)
     return game.index, {
-        "obs": np.asarray(rows["obs"], np.float32).reshape(count, observation_size()),
+        "obs": np.asarray(rows["obs"], np.float32).reshape(count, engine.OBSERVATION_SIZE),
         "policy": np.asarray(rows["policy"], np.float32).reshape(count, NUM_ACTIONS),
         "legal": np.asarray(rows["legal"], np.bool_).reshape(count, NUM_ACTIONS),
         "action": np.asarray(rows["action"], np.int16),
@@ -219,6 +205,7 @@ def _write_atomically(path: Path, write: Callable[[Any], None], mode: str = "wb"
             write(fh)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)   # mkstemp's files are private; records are for reading
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -398,8 +385,8 @@ def run_selfplay(spec: str, *, players: int, games: int, out: str | os.PathLike[
     _check_arguments(spec, players, games, workers, backend, games_per_shard, seed)
     outp = Path(out)
     expected = {"spec": spec, "players": players, "seed": seed,
-                "observation_version": observation_version(),
-                "observation_size": observation_size(), "games_per_shard": games_per_shard}
+                "observation_version": int(engine.OBSERVATION_VERSION),
+                "observation_size": int(engine.OBSERVATION_SIZE), "games_per_shard": games_per_shard}
     manifest = _open_directory(outp, expected)
     if manifest.get("games_per_shard") is None:
         manifest["games_per_shard"] = games_per_shard or DEFAULT_GAMES_PER_SHARD

@@ -48,7 +48,8 @@ def replay_check(rows: dict[str, np.ndarray], seed: int) -> None:
             legal = np.zeros(NUM_ACTIONS, bool)
             legal[state.legal_actions()] = True
             np.testing.assert_array_equal(mine["legal"][i], legal)
-            np.testing.assert_array_equal(mine["obs"][i], selfplay.observation(state, player))
+            np.testing.assert_array_equal(mine["obs"][i], state.observation(player))
+            np.testing.assert_array_equal(mine["obs"][i], state.view(player).observation(player))
             state.apply(int(mine["action"][i]))
             i += 1
         assert i == len(mine["action"]), "every row is a decision of the replayed game"
@@ -72,7 +73,7 @@ def check_layout(rows: dict[str, np.ndarray]) -> None:
     for key, dtype in dtypes.items():
         assert rows[key].dtype == dtype, key
         assert rows[key].shape[0] == p, key
-    assert rows["obs"].shape == (p, selfplay.observation_size())
+    assert rows["obs"].shape == (p, engine.OBSERVATION_SIZE)
     assert rows["policy"].shape == rows["legal"].shape == (p, NUM_ACTIONS)
     assert rows["final_money"].shape == rows["win_share"].shape == (p, 4)
     np.testing.assert_allclose(rows["policy"].sum(axis=1), 1.0, atol=1e-5)
@@ -97,7 +98,7 @@ def test_mcts_records_follow_the_format_and_replay_to_their_final_money_and_win_
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["format"] == "gallerist-selfplay" and manifest["format_version"] == 1
     assert manifest["num_actions"] == 183 and manifest["players"] == 2 and manifest["spec"] == MCTS
-    assert manifest["observation_size"] == selfplay.observation_size()
+    assert manifest["observation_size"] == engine.OBSERVATION_SIZE
     assert manifest["games"] == 2 and sum(s["positions"] for s in manifest["shards"]) == len(p)
 
 
