@@ -31,7 +31,7 @@ from gallerist.ai.review_games import GameInput
 
 __all__ = ["LABELS", "PLAYED_MIN_VISITS", "PLAYED_SHARE", "SOLO_THRESHOLDS", "THRESHOLDS",
            "PositionReview", "analyse_game", "analyse_position", "header_line", "label_for",
-           "position_line", "summary_line", "thresholds_for"]
+           "position_line", "position_seed", "summary_line", "thresholds_for"]
 
 #: Loss of win probability (0..1) from which a move is an inaccuracy, a mistake, a blunder.
 THRESHOLDS: dict[str, float] = {"inaccuracy": 0.05, "mistake": 0.10, "blunder": 0.20}
@@ -92,7 +92,7 @@ class PositionReview:
         return self.analysis.best
 
 
-def _share(budget: Budget, share: float) -> Budget:
+def share(budget: Budget, share: float) -> Budget:
     """`share` of a budget's iterations and time (at least 1 iteration / 1 ms)."""
     return dataclasses.replace(
         budget, iterations=max(1, int(budget.iterations * share)) if budget.iterations else 0,
@@ -133,7 +133,7 @@ def analyse_position(state: engine.GameState, played: int, search: Search, budge
     if found is not None and found.action == best.action:
         weak = False
     if weak:
-        again = search(_share(budget, PLAYED_SHARE), [played])
+        again = search(share(budget, PLAYED_SHARE), [played])
         found = again.moves[0]
         searches = 2
     assert found is not None
@@ -204,7 +204,8 @@ class _Job:
     max_moves: int
 
 
-def _position_seed(seed: int, ply: int) -> int:
+def position_seed(seed: int, ply: int) -> int:
+    """The seed of the search of move `ply` of a game analysed with `seed`."""
     return (seed * 1_000_003 + ply * 7919 + 1) % (1 << 63)
 
 
@@ -218,7 +219,7 @@ def _run_job(job: _Job) -> dict[str, Any]:
     state = engine.new_game(num_players=job.players, seed=job.setup_seed)
     for a in job.actions[:-1]:
         state.apply(a)
-    bot = make_bot(job.spec, _position_seed(job.seed, job.ply))
+    bot = make_bot(job.spec, position_seed(job.seed, job.ply))
 
     def search(budget: Budget, moves: list[int] | None) -> Analysis:
         return bot.analyze(state, budget, moves=moves)
