@@ -42,34 +42,9 @@ cdef int32_t tree_new_node(TreeC* t, int action) noexcept nogil:
     return t.size - 1
 
 
-cdef bint tree_expand(TreeC* t, int32_t node, StateC* s) noexcept nogil:
-    cdef action_t buf[MAX_LEGAL]
-    cdef int w[MAX_LEGAL]
-    cdef int n, i
-    cdef int32_t first = -1, c
-    cdef int player = state_current_player(s)
-    if player == PLAYER_CHANCE:
-        n = state_chance_outcomes(s, buf, w)
-    elif player == PLAYER_TERMINAL:
-        n = 0
-    else:
-        n = state_legal_actions(s, buf)
-    for i in range(n):
-        c = tree_new_node(t, buf[i])
-        if c < 0:
-            return False
-        if i == 0:
-            first = c
-    t.nodes[node].first_child = first
-    t.nodes[node].num_children = n
-    t.nodes[node].player = player
-    return True
-
-
-cdef bint tree_expand_only(TreeC* t, int32_t node, const StateC* s, const action_t* acts,
-                           int n) noexcept nogil:
-    """Expand a decision node with the given moves only (the root restricted to them:
-    allow/avoid); they are legal in s (checked by the caller)."""
+cdef bint tree_add_children(TreeC* t, int32_t node, int player, const action_t* acts,
+                            int n) noexcept nogil:
+    """Expand `node` (`player` to move there) with one child per action of acts[0..n)."""
     cdef int i
     cdef int32_t first = -1, c
     for i in range(n):
@@ -80,8 +55,22 @@ cdef bint tree_expand_only(TreeC* t, int32_t node, const StateC* s, const action
             first = c
     t.nodes[node].first_child = first
     t.nodes[node].num_children = n
-    t.nodes[node].player = state_current_player(s)
+    t.nodes[node].player = player
     return True
+
+
+cdef bint tree_expand(TreeC* t, int32_t node, StateC* s) noexcept nogil:
+    cdef action_t buf[MAX_LEGAL]
+    cdef int w[MAX_LEGAL]
+    cdef int n
+    cdef int player = state_current_player(s)
+    if player == PLAYER_CHANCE:
+        n = state_chance_outcomes(s, buf, w)
+    elif player == PLAYER_TERMINAL:
+        n = 0
+    else:
+        n = state_legal_actions(s, buf)
+    return tree_add_children(t, node, player, buf, n)
 
 
 cdef int32_t select_child(TreeC* t, int32_t node, double c_uct) noexcept nogil:
@@ -345,8 +334,9 @@ cdef class MctsEngine:
                     reused += self.trees[i].nodes[node].visits
                     continue
             self._reset_tree(i, (seed + 0x9E3779B97F4A7C15 * (i + 1)) & 0xFFFFFFFFFFFFFFFF)
-            if n_only and not tree_expand_only(&self.trees[i], self.trees[i].root, &state.s,
-                                               acts, n_only):
+            # the root restricted to `only` (allow/avoid): expanded with just those moves
+            if n_only and not tree_add_children(&self.trees[i], self.trees[i].root,
+                                                state_current_player(&state.s), acts, n_only):
                 raise MemoryError("mcts: cannot expand the root")
         self.root_only = key
         self.root_history = list(hist)

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from gallerist.ai.review import SOLO_THRESHOLDS, THRESHOLDS
 from gallerist.server.commands import CliError
 from gallerist.server.commands.options import (
     LOCAL_LIMITS,
@@ -36,9 +37,10 @@ def add(sub: Any) -> None:
         description="Analyse every decision of a game (a JSON Lines record of `gallerist "
                     "arena` or `play`, or a JSON move list {\"seed\", \"players\", \"moves\"}) "
                     "with a bot: the evaluation before the move, the move played and the best "
-                    "move, the win probability lost (solo: $) and a label (inaccuracy >= 0.05, "
-                    "mistake >= 0.10, blunder >= 0.20; solo $5, $10, $20). Writes JSON Lines "
-                    "and prints a summary per player. Ctrl-C keeps what was analysed.")
+                    "move, the win probability lost (solo: $) and a label ("
+                    + ", ".join(f"{k} >= {v:g}" for k, v in THRESHOLDS.items()) + "; solo $"
+                    + ", $".join(f"{v:g}" for v in SOLO_THRESHOLDS.values()) + "). Writes JSON "
+                    "Lines and prints a summary per player. Ctrl-C keeps what was analysed.")
     p.add_argument("record", metavar="RECORD", help="a game record file (JSON Lines) or a move list (JSON)")
     p.add_argument("--game", type=int, default=None,
                    help="game number (the record's `game`; default: the file's first game)")
