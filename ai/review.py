@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gallerist import engine
-from gallerist.ai.bot import Analysis, Budget, MoveInfo
+from gallerist.ai.bot import Analysis, Budget, MoveInfo, MoveRestrictionError
 from gallerist.ai.review_games import GameInput
 
 __all__ = ["LABELS", "PLAYED_MIN_VISITS", "PLAYED_SHARE", "SOLO_THRESHOLDS", "THRESHOLDS",
@@ -133,9 +133,14 @@ def analyse_position(state: engine.GameState, played: int, search: Search, budge
     if found is not None and found.action == best.action:
         weak = False
     if weak:
-        again = search(share(budget, PLAYED_SHARE), [played])
-        found = again.moves[0]
-        searches = 2
+        try:
+            again = search(share(budget, PLAYED_SHARE), [played])
+        except MoveRestrictionError:   # a bot that cannot restrict its root (OpenSpiel's)
+            if found is None or not found.expected_money:
+                raise
+        else:
+            found = again.moves[0]
+            searches = 2
     assert found is not None
     loss = max(0.0, _score(best, player, n) - _score(found, player, n))
     return PositionReview(ply=ply, player=player, state=state, analysis=analysis,

@@ -133,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
     total = len(game.decisions(seats))
     done: dict[int, dict[str, Any]] = {}
     complete = False
+    failure: Exception | None = None
     positions = analyse_game(game, args.bot, budget, seats=seats, workers=workers,
                              seed=args.seed, max_moves=args.top)
     bar = tqdm(total=total, unit="pos", desc="analysing", disable=args.no_progress,
@@ -145,6 +146,8 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"\ninterrupted: keeping the {len(done)} of {total} positions analysed",
               file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - a search failed in a worker: keep the rest
+        failure = exc
     finally:
         positions.close()
         bar.close()
@@ -154,6 +157,9 @@ def run(args: argparse.Namespace) -> int:
         _write(out, [header, *ordered, summary])
     except OSError as exc:
         raise CliError(f"cannot write {out}: {exc.strerror or exc}", status=1) from None
+    if failure is not None:
+        raise CliError(f"the analysis stopped after {len(ordered)} of {total} positions "
+                       f"(written to {out}): {type(failure).__name__}: {failure}", status=1)
     unit = header["thresholds"]["unit"]
     what = f"game {game.game}" if game.game is not None else "the game"
     print(f"{what} of {args.record}: {len(ordered)} of {total} decisions analysed by {args.bot} "
