@@ -39,6 +39,7 @@ class GameInput:
         names: one name per seat (the record's bot specs, or the list's names).
         game: the record's game number (None for a plain move list).
         run: the record's run id ("" when none).
+        setup: the setup as the analysis header gives it ({"seed", "players"}).
     """
 
     seed: int
