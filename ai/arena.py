@@ -125,13 +125,14 @@ FAST_BOTS = ("random", "greedy")
 
 
 def run_local(games: Sequence[GameSpec], workers: int,
-              play: Callable[[GameSpec], Any] = play_scheduled) -> Iterator[Any]:
-    """Play games on local processes, yielding what `play` returns (default: the game's
-    record, `play_scheduled`; self-play passes its own) as they finish. Games of fast
+              play: Callable[[GameSpec], Any] | None = None) -> Iterator[Any]:
+    """Play games on local processes, yielding what `play` returns (default None: the
+    game's record, `play_scheduled`; self-play passes its own) as they finish. Games of fast
     bots go out in small chunks so that they do not drown in inter-process overhead;
     games of searching bots one at a time, so that Ctrl-C loses none that finished.
     Workers are forked, or spawned when a bot is remote (gRPC and fork() do not mix).
     On Ctrl-C (KeyboardInterrupt) the workers are terminated at once."""
+    play = play or play_scheduled
     if workers <= 1:
         for g in games:
             yield play(g)
@@ -156,10 +157,10 @@ def run_local(games: Sequence[GameSpec], workers: int,
 
 
 def run_ray(games: Sequence[GameSpec], workers: int, address: str | None,
-            play: Callable[[GameSpec], Any] = play_scheduled) -> Iterator[Any]:
+            play: Callable[[GameSpec], Any] | None = None) -> Iterator[Any]:
     """Play games as Ray tasks (a local Ray cluster unless `address` is given), yielding
-    what `play` returns as they finish. A cluster already initialised in this process
-    (`ray.init` by the caller) is used as it is."""
+    what `play` returns (default None: `play_scheduled`) as they finish. A cluster
+    already initialised in this process (`ray.init` by the caller) is used as it is."""
     try:
         import ray
     except ImportError:
@@ -174,7 +175,7 @@ def run_ray(games: Sequence[GameSpec], workers: int, address: str | None,
         ray.init(**kwargs)
         started = True
     try:
-        remote = ray.remote(num_cpus=1)(play)
+        remote = ray.remote(num_cpus=1)(play or play_scheduled)
         pending = [remote.remote(g) for g in games]
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
