@@ -29,13 +29,13 @@ def add(sub: Any) -> None:
                     "continues it (a larger --games extends it); Ctrl-C keeps the complete "
                     "shards.")
     p.add_argument("spec", metavar="SPEC", help='bot spec, e.g. "mcts:iterations=400"')
-    p.add_argument("--players", default="2", help="seats per game, 1 (solo) to 4 (default 2)")
-    p.add_argument("--games", required=True, help="games the directory holds at the end")
-    p.add_argument("--workers", default="1", help="parallel games (default 1)")
-    p.add_argument("--backend", default="local",
+    p.add_argument("--players", default="2", metavar="N", help="seats per game, 1 (solo) to 4 (default 2)")
+    p.add_argument("--games", required=True, metavar="G", help="games the directory holds at the end")
+    p.add_argument("--workers", default="1", metavar="W", help="parallel games (default 1)")
+    p.add_argument("--backend", default="local", metavar="local|ray",
                    help="local processes, or ray: Ray tasks (pip install -e '.[ray]')")
     p.add_argument("--out", required=True, metavar="DIR", help="the records' directory")
-    p.add_argument("--seed", default="0", help="base seed: game g is set up from seed + g (default 0)")
+    p.add_argument("--seed", default="0", metavar="S", help="base seed: game g is set up from seed + g (default 0)")
     p.add_argument("--games-per-shard", default=None, metavar="K",
                    help="games per shard file (default: the directory's, 100 for a new one)")
     p.add_argument("--ray-address", default=os.environ.get("RAY_ADDRESS"), metavar="ADDR",
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
                                   workers=workers, backend=args.backend, seed=seed,
                                   games_per_shard=per_shard, ray_address=args.ray_address,
                                   progress=progress)
-    except (SelfplayError, OSError) as exc:
+    except (ValueError, OSError, ConnectionError) as exc:   # SelfplayError, Ray missing
         raise CliError(str(exc), status=1) from None
     finally:
         for bar in bars:
