@@ -10,6 +10,7 @@ from gallerist.engine.state import (
     new_game,
     random_playouts,
 )
+from gallerist.engine.svg import svg  # the board as SVG (a function; the module is engine.svg's)
 
 __all__ = [
     "ACTION_BASES",
@@ -23,4 +24,5 @@ __all__ = [
     "InvalidStateError",
     "new_game",
     "random_playouts",
+    "svg",
 ]
