@@ -17,7 +17,8 @@ Hidden cards (R-SETUP: each player's Curator and Art Dealer) are drawn only for 
 (what `state.view(p)` keeps). A card that is hidden is drawn as "hidden" and its number
 is not in the SVG at all.
 
-`hint` (an action id, its notation, or a `MoveInfo` of a bot's analysis) is drawn as an
+`hint` (an action id, its notation, a `MoveInfo` of a bot's analysis, or a dict with the
+same fields, as a move of an analysed game) is drawn as an
 arrow from the mover's panel to the element the move acts on, the destination outlined
 (class ``hint-target``), with the move's notation and, when given, its win probability
 (or, solo, the expected money).
@@ -128,7 +129,7 @@ def _header(c: _Canvas, state: GameState, r: dict[str, Any]) -> float:
         status += "; intermediate scoring done"
     c.open("header", "header", (0, 0, WIDTH, 44))
     c.text(_LEFT, 18, title, size=15, weight="bold")
-    c.text(_LEFT + 290, 18, status, size=11)
+    c.text(WIDTH - _LEFT, 18, status, size=11, anchor="end")
     if state.is_terminal():
         if n == 1:
             now = f"Solo score: ${state.final_scores()[0]['money']}"
@@ -408,15 +409,24 @@ def _player(c: _Canvas, state: GameState, r: dict[str, Any], p: int, x: float, y
 
 # ------------------------------------------------------------------------------ hint
 
+class _Fields:
+    """A dict's keys as attributes (a move of an analysed game read as a MoveInfo)."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.__dict__.update(data)
+
+
 def _hint_action(hint: Any) -> tuple[int, float | None, list[float]]:
     """(action id, win probability or None, expected money) of a hint argument."""
     if isinstance(hint, bool):
-        raise TypeError(f"hint must be an action id, its notation or a MoveInfo, got {hint!r}")
+        raise TypeError(f"hint must be an action id, its notation or a MoveInfo, got {hint!r}")  # noqa: E501
     if isinstance(hint, int):
         action_to_string(hint)   # raises IllegalActionError naming a bad id
         return hint, None, []
     if isinstance(hint, str):
         return string_to_action(hint), None, []
+    if isinstance(hint, dict):   # a move of an analysed game: action, win_probability, expected_money
+        hint = _Fields(hint)
     action = getattr(hint, "action", None)
     if isinstance(action, int) and not isinstance(action, bool):
         action_to_string(action)
