@@ -14,7 +14,8 @@ import sys
 from collections.abc import Sequence
 
 from gallerist.ai.calibration import CalibrationError
-from gallerist.server.commands import CliError, arena, demo, hint, loadtest, new, play, replay, serve
+from gallerist.server.commands import (CliError, apply, arena, demo, hint, legal, loadtest, new,
+                                       play, replay, review, serve)
 
 __all__ = ["CliError", "build_parser", "main", "version"]
 
@@ -26,10 +27,13 @@ examples:
   gallerist hint game.json --bot mcts --time-ms 2000
   gallerist hint --demo --local --bot expectimax:depth=3
   gallerist play mcts:iterations=300 greedy --seed 4
+  gallerist play human mcts --record game.jsonl   play at the terminal
+  gallerist legal game.json; gallerist apply game.json move:AC -o next.json
+  gallerist review analysis.jsonl --html review.html
 """
 
 #: The commands, in the order of ``gallerist --help``.
-COMMANDS = (serve, hint, play, new, demo, arena, replay, loadtest)
+COMMANDS = (serve, hint, play, new, legal, apply, demo, arena, replay, review, loadtest)
 
 
 def version() -> str:
