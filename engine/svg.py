@@ -98,6 +98,12 @@ class _Canvas:
     def close(self) -> None:
         self.parts.append("</g>")
 
+    def row(self, ident: str, cls: str, x: float, y: float, h: float, title: str) -> None:
+        """Open a table row of the column at `x`: its group, background and bold title."""
+        self.open(ident, cls, (x, y, _COL_W, h))
+        self.rect(x, y, _COL_W, h, fill="#fbfaf7", stroke="#ccc")
+        self.text(x + 4, y + 13, title, size=10, weight="bold")
+
     def visitors(self, x: float, y: float, counts: list[int], label: str = "") -> float:
         """Three coloured dots with their counts (VIP, investor, collector); returns the x after."""
         if label:
@@ -184,9 +190,7 @@ def _artists(c: _Canvas, state: GameState, r: dict[str, Any], y0: float) -> floa
     h = 21
     for a in range(8):
         y = y0 + 15 + a * h
-        c.open(f"artist-{a}", "artist", (_LEFT, y, _COL_W, h - 2))
-        c.rect(_LEFT, y, _COL_W, h - 2, fill="#fbfaf7", stroke="#ccc")
-        c.text(_LEFT + 4, y + 13, N.ARTISTS[a], size=10, weight="bold")
+        c.row(f"artist-{a}", "artist", _LEFT, y, h - 2, N.ARTISTS[a])
         if r["ar_discovered"][a]:
             status = "CELEBRITY" if r["ar_fame"][a] >= FAME_MAX else "discovered"
         else:
@@ -254,9 +258,7 @@ def _works(c: _Canvas, r: dict[str, Any], y0: float) -> float:
     h = 20
     for f in range(4):
         y = y0 + 15 + f * h
-        c.open(f"work-stack-{f}", "work-stack", (_RIGHT, y, _COL_W, h - 2))
-        c.rect(_RIGHT, y, _COL_W, h - 2, fill="#fbfaf7", stroke="#ccc")
-        c.text(_RIGHT + 4, y + 13, N.FORMS[f], size=10, weight="bold")
+        c.row(f"work-stack-{f}", "work-stack", _RIGHT, y, h - 2, N.FORMS[f])
         top = r["stack_top"][f]
         under = bin(r["stack_mask"][f]).count("1")
         if top < 0:
@@ -446,7 +448,9 @@ def hint_target(state: GameState, action: int) -> str:
         return f"location-{arg}"
     if kind == "leave":
         return f"location-{arg[5:]}" if arg.startswith("from-") else f"{me}-assistants"
-    if kind in ("action", "ko"):
+    if kind == "ko":   # the kicked-out player's action (R-TURN: kicked out)
+        return "kicked-out"
+    if kind == "action":
         gal = r["players"][p]["gallerist"] if 0 <= p < r["num_players"] else -1
         return f"location-{N.LOCATIONS[gal]}" if 0 <= gal < 4 else me
     if kind == "ea":

@@ -30,6 +30,7 @@ import numpy as np
 
 from gallerist import engine
 from gallerist.ai.arena_records import GameRecord, new_run_id
+from gallerist.ai.play import draw_chance
 from gallerist.engine.actions import NOTATION, action_to_string, describe_decision
 from gallerist.server.commands import CliError
 from gallerist.server.commands.apply import parse_move
@@ -103,9 +104,7 @@ class TerminalGame:
     def step(self) -> None:
         s = self.state
         if s.is_chance():
-            outcomes = s.chance_outcomes()
-            probs = np.array([p for _, p in outcomes])
-            action = outcomes[int(self.chance_rng.choice(len(outcomes), p=probs / probs.sum()))][0]
+            action = draw_chance(s, self.chance_rng)
             self.say(f"  chance: {action_to_string(action).removeprefix('chance:')}")
             s.apply(action)
             return

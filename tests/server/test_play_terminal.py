@@ -17,6 +17,7 @@ from review_fixtures import write_analysis
 
 from gallerist import engine
 from gallerist.ai.arena_records import read_records
+from gallerist.ai.play import draw_chance
 from gallerist.server.limits import build_bot
 
 GALLERIST = [sys.executable, "-m", "gallerist.server"]
@@ -37,9 +38,7 @@ def _scripted_game(specs: list[str], seed: int) -> tuple[list[str], list[int]]:
     lines = []
     while not state.is_terminal():
         if state.is_chance():
-            outcomes = state.chance_outcomes()
-            probs = np.array([p for _, p in outcomes])
-            action = outcomes[int(rng.choice(len(outcomes), p=probs / probs.sum()))][0]
+            action = draw_chance(state, rng)
         elif bots[state.current_player] is None:
             action = state.legal_actions()[-1]
             lines.append(state.action_to_string(action))
@@ -203,3 +202,25 @@ def test_review_command_writes_the_page(tmp_path: Path) -> None:
     other.write_text('{"game": 0}\n')
     done = _run("review", str(other), "--html", str(page))
     assert done.returncode == 1 and "not an analysed game" in done.stderr and str(other) in done.stderr
+
+
+def test_tab_completion_offers_the_legal_moves_and_commands() -> None:
+    """The readline completer completes a prefix to the legal moves' notation (and the
+    commands), and nothing else."""
+    from gallerist.server.commands.play_human import TerminalGame, completer
+
+    game = TerminalGame(["human", "human"], [None, None], 3, hint_bot=lambda: None,
+                        record="unused.jsonl", read_line=lambda prompt: "")
+    complete = completer(game)
+
+    def options(prefix: str) -> list[str]:
+        out, i = [], 0
+        while (option := complete(prefix, i)) is not None:
+            out.append(option)
+            i += 1
+        return out
+
+    legal = [game.state.action_to_string(a) for a in game.state.legal_actions()]
+    assert options("start:") == legal and options("move:") == []
+    assert options("u") == ["undo"] and options("") == [*legal, "?", "undo", "board", "moves",
+                                                          "help", "quit"]
