@@ -121,3 +121,37 @@ def test_board_svg_renders_in_the_browser(browser: Any, tmp_path: Path, players:
     assert _variance(page.screenshot()) > 100
     page.close()
     assert not errors, errors
+
+
+@pytest.mark.parametrize("players", [1, 3])
+def test_page_of_a_real_analysis_from_the_command_line(browser: Any, tmp_path: Path, players: int) -> None:
+    """A game played with `play --record`, analysed by `gallerist analyze --html` (greedy,
+    to be quick): the page it writes loads without errors and steps through every
+    analysed decision of the seat."""
+    import json
+    import subprocess
+    import sys
+
+    gallerist = [sys.executable, "-m", "gallerist.server"]
+    record = tmp_path / "game.jsonl"
+    bots = ["random", "greedy", "random"][:players]
+    done = subprocess.run([*gallerist, "play", *bots, "--seed", "3", "--board", "none",
+                           "--record", str(record)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    out, html = tmp_path / "a.jsonl", tmp_path / "review.html"
+    done = subprocess.run([*gallerist, "analyze", str(record), "--bot", "greedy", "--seats", "0",
+                           "--workers", "1", "--no-progress", "--out", str(out), "--html",
+                           str(html)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    positions = [json.loads(x) for x in out.read_text().splitlines()][1:-1]
+    page, errors = _open(browser, html)
+    assert _index(page) == 0
+    for i in range(1, min(len(positions), 30)):
+        page.keyboard.press("ArrowRight")
+        assert _index(page) == i
+    page.keyboard.press("End")
+    assert _index(page) == len(positions) - 1
+    assert f"Move {positions[-1]['ply']}, P0" in page.inner_text("#details")
+    assert _variance(page.screenshot()) > 100
+    page.close()
+    assert not errors, errors
