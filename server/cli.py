@@ -1,6 +1,6 @@
 """The ``gallerist`` command line: serve hints, ask for hints, play and create games, run
-arenas, replay and load-test. This module builds the parser and dispatches; each command
-is a module of `server.commands`.
+arenas, replay, load-test and train a learned evaluation. This module builds the parser and
+dispatches; each command is a module of `server.commands`.
 
 Run ``gallerist --help`` or ``gallerist <command> --help``. ``gallerist demo`` starts the
 service on localhost, asks it for a hint for a mid-game position and prints it.
@@ -14,7 +14,8 @@ import sys
 from collections.abc import Sequence
 
 from gallerist.ai.calibration import CalibrationError
-from gallerist.server.commands import CliError, arena, demo, hint, loadtest, new, play, replay, serve
+from gallerist.server.commands import (CliError, arena, demo, hint, loadtest, new, play, replay,
+                                       serve, train)
 
 __all__ = ["CliError", "build_parser", "main", "version"]
 
@@ -26,10 +27,11 @@ examples:
   gallerist hint game.json --bot mcts --time-ms 2000
   gallerist hint --demo --local --bot expectimax:depth=3
   gallerist play mcts:iterations=300 greedy --seed 4
+  gallerist train selfplay-dir --out model.npz    train a learned evaluation
 """
 
 #: The commands, in the order of ``gallerist --help``.
-COMMANDS = (serve, hint, play, new, demo, arena, replay, loadtest)
+COMMANDS = (serve, hint, play, new, demo, arena, replay, loadtest, train)
 
 
 def version() -> str:
