@@ -25,6 +25,7 @@ import json
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,13 @@ _MASKED = -1e9
 def init_params(key: jax.Array, observation_size: int, num_actions: int,
                 hidden: Sequence[int]) -> dict[str, jax.Array]:
     """Initial weights under the model file's names: He-normal trunk, Glorot-normal heads,
-    zero biases."""
+    zero biases (one compiled function per shape, not one per array)."""
+    return _init_params(key, observation_size, num_actions, tuple(hidden))
+
+
+@partial(jax.jit, static_argnums=(1, 2, 3))
+def _init_params(key: jax.Array, observation_size: int, num_actions: int,
+                 hidden: tuple[int, ...]) -> dict[str, jax.Array]:
     he, glorot = jax.nn.initializers.he_normal(), jax.nn.initializers.glorot_normal()
     sizes = [observation_size, *hidden]
     keys = jax.random.split(key, len(hidden) + len(HEADS))
@@ -153,9 +160,10 @@ def _means(sums: Mapping[str, Any], money_weight: float) -> dict[str, float]:
     return out
 
 
-#: Adam with its learning rate in the optimiser state, so that one compiled step serves
-#: every run of a process (compiling takes seconds; a step of a small net, microseconds).
-_ADAM = optax.inject_hyperparams(optax.adam)(learning_rate=DEFAULTS["lr"])
+#: Adam's moment estimates (optax.adam is this chained with the learning rate); the step
+#: applies the learning rate as an argument, so that one compiled step serves every run of
+#: a process (compiling takes seconds; a step of a small net, microseconds).
+_ADAM = optax.scale_by_adam()
 
 
 @jax.jit
@@ -164,10 +172,12 @@ def _sums(params: Any, batch: Any, money_weight: jax.Array) -> dict[str, jax.Arr
 
 
 @jax.jit
-def _step(params: Any, opt_state: Any, batch: Any, money_weight: jax.Array) -> Any:
+def _step(params: Any, opt_state: Any, batch: Any, money_weight: jax.Array, lr: jax.Array
+          ) -> Any:
     """One Adam step on a batch: (new params, new optimiser state, the batch's loss sums)."""
     (_, sums), grads = jax.value_and_grad(_batch_sums, has_aux=True)(params, batch, money_weight)
     updates, opt_state = _ADAM.update(grads, opt_state, params)
+    updates = jax.tree.map(lambda u: -lr * u, updates)
     return optax.apply_updates(params, updates), opt_state, sums
 
 
@@ -236,7 +246,6 @@ def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> d
     params = init_params(jax.random.key(o["seed"]), data.observation_size, data.num_actions,
                          o["hidden"])
     opt_state = _ADAM.init(params)
-    opt_state.hyperparams["learning_rate"] = jnp.asarray(o["lr"], jnp.float32)
     rng = np.random.default_rng(o["seed"])
     history = [{"epoch": 0, "train": _evaluate(params, train_set, size, scale, mw),
                 "validation": _evaluate(params, val_set, size, scale, mw)}]
@@ -251,7 +260,7 @@ def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> d
             for rows in _chunks(rng.permutation(len(train_set)), size):
                 params, opt_state, sums = _step(params, opt_state,
                                                 _device_batch(train_set, rows, size, scale),
-                                                jnp.float32(mw))
+                                                jnp.float32(mw), jnp.float32(o["lr"]))
                 totals = {k: totals.get(k, 0.0) + v for k, v in sums.items()}
             val = _evaluate(params, val_set, size, scale, mw)
             history.append({"epoch": epoch, "train": _means(totals, mw), "validation": val})

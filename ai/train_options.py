@@ -36,7 +36,12 @@ MAX_WIDTH = 4096
 
 
 class TrainingError(ValueError):
-    """Bad training options; the message names the option and the problem."""
+    """A bad training option: ``str(exc)`` is "OPTION PROBLEM"; `option` is the option's
+    name (as `train` takes it) and `problem` the rest."""
+
+    def __init__(self, option: str, problem: str) -> None:
+        super().__init__(f"{option} {problem}")
+        self.option, self.problem = option, problem
 
 
 def parse_hidden(text: str | Sequence[int]) -> tuple[int, ...]:
@@ -49,11 +54,11 @@ def parse_hidden(text: str | Sequence[int]) -> tuple[int, ...]:
     try:
         widths = tuple(int(str(w).strip()) for w in items)
     except ValueError:
-        raise TrainingError(f"hidden {text!r}: expected comma-separated layer widths such as "
-                            f"64,64") from None
+        raise TrainingError("hidden", f"{text!r}: expected comma-separated layer widths such "
+                                      f"as 64,64") from None
     if not widths or not all(1 <= w <= MAX_WIDTH for w in widths):
-        raise TrainingError(f"hidden {text!r}: give 1 or more layer widths, each "
-                            f"1..{MAX_WIDTH}")
+        raise TrainingError("hidden", f"{text!r}: give 1 or more layer widths, each "
+                                      f"1..{MAX_WIDTH}")
     return widths
 
 
@@ -69,23 +74,23 @@ def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
     """
     unknown = sorted(set(options) - set(DEFAULTS))
     if unknown:
-        raise TrainingError(f"unknown option(s) {', '.join(unknown)}; known: "
-                            f"{', '.join(DEFAULTS)}")
+        raise TrainingError(unknown[0], f"is not an option (unknown: {', '.join(unknown)}; "
+                                        f"known: {', '.join(DEFAULTS)})")
     o = {**DEFAULTS, **options}
     o["hidden"] = parse_hidden(o["hidden"])
     for key, lo, hi in (("epochs", 1, 10**6), ("batch", 1, 10**7), ("patience", 1, 10**6),
                         ("seed", 0, MAX_SEED)):
         if not _is_int(o[key]) or not lo <= o[key] <= hi:
-            raise TrainingError(f"{key} {o[key]!r}: expected an integer in {lo}..{hi}")
+            raise TrainingError(key, f"{o[key]!r}: expected an integer in {lo}..{hi}")
     for key in ("lr", "money_scale", "money_weight", "val_fraction"):
         value = o[key]
         if not isinstance(value, (int, float)) or isinstance(value, bool) \
                 or not math.isfinite(value) or value <= 0:
-            raise TrainingError(f"{key} {value!r}: expected a positive number")
+            raise TrainingError(key, f"{value!r}: expected a positive number")
     if o["val_fraction"] >= 1:
-        raise TrainingError(f"val_fraction {o['val_fraction']}: expected a share in (0, 1)")
+        raise TrainingError("val_fraction", f"{o['val_fraction']!r}: expected a share in (0, 1)")
     if o["players"] is not None and o["players"] not in (1, 2, 3, 4):
-        raise TrainingError(f"players {o['players']!r}: expected 1, 2, 3 or 4")
+        raise TrainingError("players", f"{o['players']!r}: expected 1, 2, 3 or 4")
     return o
 
 

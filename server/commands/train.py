@@ -5,38 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gallerist.ai.train_options import DEFAULTS, MAX_SEED, TrainingError, parse_hidden, side_paths
+from gallerist.ai.train_options import DEFAULTS, TrainingError, check_options, side_paths
 from gallerist.server.commands import CliError
-from gallerist.server.commands.options import add_command, check_output_path, int_range
+from gallerist.server.commands.options import add_command, check_output_path
 
 __all__ = ["add", "run"]
 
 #: The modules of the optional ``train`` extra.
 TRAINING_LIBRARIES = ("jax", "jaxlib", "optax")
-
-
-def _hidden(text: str) -> tuple[int, ...]:
-    try:
-        return parse_hidden(text)
-    except TrainingError as exc:
-        raise argparse.ArgumentTypeError(str(exc).removeprefix("hidden ")) from None
-
-
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{value:g} is not a positive number")
-    return value
-
-
-def _share(text: str) -> float:
-    value = _positive(text)
-    if value >= 1:
-        raise argparse.ArgumentTypeError(f"{value:g} is not a share in (0, 1)")
-    return value
 
 
 def add(sub: Any) -> None:
@@ -52,26 +28,26 @@ def add(sub: Any) -> None:
                     "pip install -e \".[train]\".")
     p.add_argument("data", nargs="+", metavar="DATA", help="self-play directories")
     p.add_argument("--out", required=True, metavar="MODEL.npz", help="model file to write")
-    p.add_argument("--hidden", type=_hidden, default=d["hidden"], metavar="W,W",
-                   help="trunk layer widths (default %s)" % ",".join(map(str, d["hidden"])))
-    p.add_argument("--epochs", type=int_range(1, 10**6), default=d["epochs"],
+    p.add_argument("--hidden", default=",".join(map(str, d["hidden"])), metavar="W,W",
+                   help="trunk layer widths (default %(default)s)")
+    p.add_argument("--epochs", type=int, default=d["epochs"],
                    help=f"most passes over the training positions (default {d['epochs']})")
-    p.add_argument("--batch", type=int_range(1, 10**7), default=d["batch"],
+    p.add_argument("--batch", type=int, default=d["batch"],
                    help=f"positions per step (default {d['batch']})")
-    p.add_argument("--lr", type=_positive, default=d["lr"],
+    p.add_argument("--lr", type=float, default=d["lr"],
                    help=f"Adam learning rate (default {d['lr']:g})")
-    p.add_argument("--seed", type=int_range(0, MAX_SEED), default=d["seed"],
+    p.add_argument("--seed", type=int, default=d["seed"],
                    help=f"seed of the weights, the split and the batch order (default {d['seed']})")
-    p.add_argument("--val-fraction", type=_share, default=d["val_fraction"], metavar="F",
+    p.add_argument("--val-fraction", type=float, default=d["val_fraction"], metavar="F",
                    help=f"share of the games held out for validation (default {d['val_fraction']:g})")
-    p.add_argument("--patience", type=int_range(1, 10**6), default=d["patience"], metavar="K",
+    p.add_argument("--patience", type=int, default=d["patience"], metavar="K",
                    help=f"stop after K epochs without a better validation loss "
                         f"(default {d['patience']})")
     p.add_argument("--players", type=int, choices=(1, 2, 3, 4), default=d["players"],
                    help="train only on games with this many players (default: all)")
-    p.add_argument("--money-scale", type=_positive, default=d["money_scale"], metavar="S",
+    p.add_argument("--money-scale", type=float, default=d["money_scale"], metavar="S",
                    help=f"$ per unit of the money head (default {d['money_scale']:g})")
-    p.add_argument("--money-weight", type=_positive, default=d["money_weight"], metavar="W",
+    p.add_argument("--money-weight", type=float, default=d["money_weight"], metavar="W",
                    help=f"weight of the money error in the loss (default {d['money_weight']:g})")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -90,6 +66,15 @@ def _summary(card: dict[str, Any], out: str) -> str:
 def run(args: argparse.Namespace) -> int:
     """``gallerist train``."""
     check_output_path(args.out, "--out")
+    options = {"hidden": args.hidden, "epochs": args.epochs, "batch": args.batch,
+               "lr": args.lr, "seed": args.seed, "val_fraction": args.val_fraction,
+               "patience": args.patience, "players": args.players,
+               "money_scale": args.money_scale, "money_weight": args.money_weight,
+               "progress": not args.no_progress}
+    try:
+        check_options(options)
+    except TrainingError as exc:
+        raise CliError(f"--{exc.option.replace('_', '-')} {exc.problem}") from None
     try:
         from gallerist.ai.train import RecordsError, train
     except ImportError as exc:
@@ -98,12 +83,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"gallerist train needs JAX and optax ({exc.name} is not installed): "
                        f"pip install -e \".[train]\"", status=1) from None
     try:
-        card = train(args.data, args.out, hidden=args.hidden, epochs=args.epochs,
-                     batch=args.batch, lr=args.lr, seed=args.seed,
-                     val_fraction=args.val_fraction, patience=args.patience,
-                     players=args.players, money_scale=args.money_scale,
-                     money_weight=args.money_weight, progress=not args.no_progress)
-    except (RecordsError, TrainingError) as exc:
+        card = train(args.data, args.out, **options)
+    except RecordsError as exc:
         raise CliError(str(exc)) from None
     except OSError as exc:
         raise CliError(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}",
