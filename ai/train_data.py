@@ -3,14 +3,17 @@
 split the positions into training and validation sets **by game**. NumPy only (no JAX), so
 the checks run and fail fast without the training library.
 
-A directory holds ``manifest.json`` and the shards it lists (``shard-NNNNN.npz``); a shard
-not yet in the manifest (a run still writing) is not read.
+A directory holds ``manifest.json`` and the shards it lists (``shard-NNNNN.npz``, each
+checked against the manifest's sha256); a shard not yet in the manifest (a run still
+writing) is not read.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,11 +101,19 @@ def _read_manifest(folder: Path) -> dict[str, object]:
     return manifest
 
 
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def _read_shard(path: Path, size: int, actions: int, positions: object) -> dict[str, np.ndarray]:
     try:
         with np.load(path, allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in COLUMNS if k in npz.files}
-    except (OSError, ValueError, EOFError) as exc:
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         raise RecordsError(f"{path}: unreadable shard ({exc})") from None
     rows = None
     for key, (dtype, tail) in COLUMNS.items():
@@ -172,6 +183,9 @@ def load_records(dirs: Sequence[str | os.PathLike[str]], players: int | None = N
             path = folder / shard["file"]
             if not path.is_file():
                 raise RecordsError(f"{path}: listed in the manifest but missing")
+            if "sha256" in shard and _sha256(path) != shard["sha256"]:
+                raise RecordsError(f"{path}: sha256 differs from the manifest's (the file is "
+                                   f"corrupt or was changed after the run wrote it)")
             arrays = _read_shard(path, size, actions, shard.get("positions"))
             _check_rows(path, arrays)
             if players is not None:

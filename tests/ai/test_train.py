@@ -10,6 +10,7 @@ observation ranks first.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -65,7 +66,8 @@ def write_records(folder: Path, *, games: int = 40, players: int = 2, seed: int 
         name = f"shard-{len(shards):05d}.npz"
         np.savez_compressed(folder / name, **arrays)
         shards.append({"file": name, "first_game": first, "games": len(set(rows["game"])),
-                       "positions": len(arrays["obs"]), "sha256": "0" * 64})
+                       "positions": len(arrays["obs"]),
+                       "sha256": hashlib.sha256((folder / name).read_bytes()).hexdigest()})
     manifest = {"format": "gallerist-selfplay", "format_version": 1, "spec": "synthetic",
                 "players": players, "seed": seed, "observation_version": observation_version,
                 "observation_size": size, "num_actions": ACTIONS, "games_per_shard": per_shard,
@@ -285,7 +287,8 @@ def _bad_manifest(tmp_path, field, value):
 
 @pytest.mark.parametrize("case", ["missing dir", "not a selfplay dir", "other size",
                                   "other version", "no shards", "no such players",
-                                  "one game", "missing shard", "bad dtype", "bad hidden",
+                                  "one game", "missing shard", "changed shard", "bad dtype",
+                                  "bad hidden",
                                   "bad val fraction"])
 def test_bad_input_is_a_one_line_error(case, records, tmp_path, capsys):
     """Each bad input is refused with exit status 2 and one line naming the directory,
@@ -313,12 +316,20 @@ def test_bad_input_is_a_one_line_error(case, records, tmp_path, capsys):
         folder = write_records(tmp_path / "gone", games=3)
         (folder / "shard-00000.npz").unlink()
         data, named = [folder], "shard-00000.npz: listed in the manifest but missing"
+    elif case == "changed shard":
+        folder = write_records(tmp_path / "changed", games=3)
+        np.savez_compressed(folder / "shard-00000.npz", obs=np.zeros((1, SIZE), np.float32))
+        data, named = [folder], "shard-00000.npz: sha256 differs from the manifest's"
     elif case == "bad dtype":
         folder = write_records(tmp_path / "dtype", games=3)
         with np.load(folder / "shard-00000.npz") as npz:
             arrays = {k: npz[k] for k in npz.files}
         arrays["obs"] = arrays["obs"].astype(np.float64)
         np.savez_compressed(folder / "shard-00000.npz", **arrays)
+        manifest = json.loads((folder / "manifest.json").read_text())
+        manifest["shards"][0]["sha256"] = hashlib.sha256(
+            (folder / "shard-00000.npz").read_bytes()).hexdigest()
+        (folder / "manifest.json").write_text(json.dumps(manifest))
         data, named = [folder], "obs is float64"
     elif case == "bad hidden":
         data, named, extra = [records], "--hidden '8,x'", ["--hidden", "8,x"]
