@@ -79,13 +79,14 @@ def _num_layers(params: Mapping[str, Any]) -> int:
     return layers
 
 
-def jax_forward(params: Mapping[str, Any], obs: Any) -> tuple[jax.Array, jax.Array, jax.Array]:
+def jax_forward(params: Any, obs: Any) -> tuple[jax.Array, jax.Array, jax.Array]:
     """The network's raw outputs for a batch of observations, in JAX (float32).
 
     Args:
         params: the weights under the model file's names (``trunk_w{i}``, ``trunk_b{i}``,
             ``win_w``, ``win_b``, ``money_w``, ``money_b``, ``policy_w``, ``policy_b``):
-            what `train` exports, or the arrays of a model file.
+            what `train` exports, the arrays of a model file, or a loaded model (an object
+            with ``arrays()`` returning them, as `ai.model_file.Model`).
         obs: observations, shape (batch, observation_size) (or (observation_size,)).
 
     Returns:
@@ -93,6 +94,8 @@ def jax_forward(params: Mapping[str, Any], obs: Any) -> tuple[jax.Array, jax.Arr
         (batch, num_actions)), before any masking: the seats and ids not present or not
         legal are masked by the caller (`masked_softmax`).
     """
+    if not isinstance(params, Mapping) and hasattr(params, "arrays"):
+        params = params.arrays()
     h = jnp.asarray(obs, jnp.float32)
     for i in range(_num_layers(params)):
         h = jax.nn.relu(h @ jnp.asarray(params[f"trunk_w{i}"]) + jnp.asarray(params[f"trunk_b{i}"]))
@@ -231,7 +234,8 @@ def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> d
             patience, players, money_scale, money_weight, progress).
 
     Returns:
-        The model card (also written as JSON).
+        The model card (also written as JSON). Ctrl-C during training stops it: the best
+        epoch so far is written and the card says ``"interrupted": true``.
 
     Raises:
         TrainingError: a bad option.
@@ -253,7 +257,7 @@ def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> d
     from tqdm import tqdm
     bar = tqdm(total=o["epochs"], unit="epoch", desc="train", file=sys.stderr,
                disable=not o["progress"])
-    waited = 0
+    waited, interrupted = 0, False
     try:
         for epoch in range(1, o["epochs"] + 1):
             totals: dict[str, Any] = {}
@@ -273,6 +277,8 @@ def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> d
                             val=f"{val['total']:.4f}", best_epoch=best[1])
             if waited >= o["patience"]:
                 break
+    except KeyboardInterrupt:   # Ctrl-C: keep the best epoch so far
+        interrupted = True
     finally:
         bar.close()
     _, best_epoch, params = best
@@ -282,7 +288,7 @@ def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> d
     card = train_report.model_card(
         out=out, data=data, train_set=train_set, val_set=val_set, options=o,
         history=history, best_epoch=best_epoch, metrics=metrics,
-        wall_time_s=time.perf_counter() - start)
+        wall_time_s=time.perf_counter() - start, interrupted=interrupted)
     arrays = {"observation_version": np.array(data.observation_version),
               "observation_size": np.array(data.observation_size),
               "num_actions": np.array(data.num_actions),

@@ -91,9 +91,10 @@ def _versions() -> dict[str, str]:
 
 def model_card(*, out: str | Path, data: Any, train_set: Any, val_set: Any,
                options: Mapping[str, Any], history: Sequence[Mapping[str, Any]],
-               best_epoch: int, metrics: Mapping[str, Any], wall_time_s: float) -> dict[str, Any]:
+               best_epoch: int, metrics: Mapping[str, Any], wall_time_s: float,
+               interrupted: bool = False) -> dict[str, Any]:
     """The model card: where the data came from, the split, the training run (epochs, the
-    best one, every epoch's losses), the best epoch's validation losses and `metrics`, the
+    best one, whether early stopping or Ctrl-C ended it, every epoch's losses), the best epoch's validation losses and `metrics`, the
     hyper-parameters, the seed, the library versions and the wall time."""
     hyper = {k: v for k, v in options.items() if k not in ("seed", "progress", "players")}
     hyper["hidden"] = list(options["hidden"])
@@ -110,7 +111,8 @@ def model_card(*, out: str | Path, data: Any, train_set: Any, val_set: Any,
                   "train": {"games": train_set.games, "positions": len(train_set)},
                   "validation": {"games": val_set.games, "positions": len(val_set)}},
         "epochs_run": epochs_run, "best_epoch": best_epoch,
-        "stopped_early": epochs_run < options["epochs"],
+        "stopped_early": epochs_run < options["epochs"] and not interrupted,
+        "interrupted": interrupted,
         "validation": {"loss": dict(history[best_epoch]["validation"]), **metrics},
         "hyperparameters": hyper, "seed": options["seed"], "versions": _versions(),
         "wall_time_s": round(wall_time_s, 3),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from gallerist.ai.train_options import DEFAULTS, TrainingError, check_options, side_paths
@@ -90,4 +91,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}",
                        status=1) from None
     print(_summary(card, args.out))
+    if card["interrupted"]:
+        print(f"interrupted after epoch {card['epochs_run']}: the files hold the best epoch "
+              f"so far", file=sys.stderr)
+        return 130
     return 0

@@ -131,6 +131,30 @@ def test_early_stopping_stops_after_patience_epochs_without_improvement(records,
     assert min(losses) == losses[card["best_epoch"]]
 
 
+def test_ctrl_c_keeps_the_best_epoch_so_far(records, tmp_path, monkeypatch, capsys):
+    """Ctrl-C during training writes the model of the best epoch so far, says so in the
+    card, and the command exits 130."""
+    real, calls = tr._step, []
+    train, _ = split_by_game(load_records([records]), 0.1, 0)
+    per_epoch = -(-len(train) // 64)
+
+    def step(*args):
+        calls.append(1)
+        if len(calls) > 2 * per_epoch:          # in epoch 3
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(tr, "_step", step)
+    out = tmp_path / "stopped.npz"
+    status = main(["train", str(records), "--out", str(out), "--hidden", "8", "--batch", "64",
+                   "--no-progress"])
+    card = json.loads(tr.side_paths(out)[0].read_text())
+    assert status == 130 and out.is_file()
+    assert card["interrupted"] and not card["stopped_early"]
+    assert card["epochs_run"] == 2 and card["best_epoch"] <= 2
+    assert "interrupted after epoch 2" in capsys.readouterr().err
+
+
 def test_the_split_is_by_game_and_follows_the_seed(records):
     """No game has positions in both halves, every position is in one, about val_fraction
     of the games are held out, and the seed chooses which."""
