@@ -1,4 +1,5 @@
 """The Gallerist rules engine: the public API (re-exports only)."""
+from gallerist.engine._observation import OBSERVATION_SIZE, OBSERVATION_VERSION, observation_fields
 from gallerist.engine.errors import GalleristError, IllegalActionError, InvalidStateError
 from gallerist.engine.state import (
     ACTION_BASES,
@@ -16,11 +17,14 @@ __all__ = [
     "CHANCE",
     "MAX_GAME_LENGTH",
     "NUM_DISTINCT_ACTIONS",
+    "OBSERVATION_SIZE",
+    "OBSERVATION_VERSION",
     "TERMINAL",
     "GalleristError",
     "GameState",
     "IllegalActionError",
     "InvalidStateError",
     "new_game",
+    "observation_fields",
     "random_playouts",
 ]
