@@ -34,13 +34,14 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from gallerist import engine
 from gallerist.ai import train_report
 from gallerist.ai.train_data import SEATS, Dataset, RecordsError, load_records, split_by_game
 from gallerist.ai.train_options import (DEFAULTS, HEADS, TrainingError, check_options,
                                         parse_hidden, side_paths)
 
 __all__ = ["DEFAULTS", "HEADS", "RecordsError", "TrainingError", "export", "init_params",
-           "jax_forward", "masked_log_softmax", "parse_hidden", "predict", "row_losses",
+           "check_layout", "jax_forward", "masked_log_softmax", "parse_hidden", "predict", "row_losses",
            "side_paths", "train"]
 
 #: The model file's format name and layout version (ai/model_file.py).
@@ -223,6 +224,25 @@ def export(path: str | Path, arrays: Mapping[str, Any], metadata: Mapping[str, A
         np.savez(fh, **header, **body)
 
 
+def check_layout(data: Dataset) -> None:
+    """Refuse records whose observation layout or action ids are not this engine's (the
+    model would not load in the search).
+
+    Raises:
+        RecordsError: naming the field, the records' value and the engine's.
+    """
+    for field, got, want in (("observation_version", data.observation_version,
+                              engine.OBSERVATION_VERSION),
+                             ("observation_size", data.observation_size,
+                              engine.OBSERVATION_SIZE),
+                             ("num_actions", data.num_actions, engine.NUM_DISTINCT_ACTIONS)):
+        if got != want:
+            dirs = ", ".join(str(s["dir"]) for s in data.sources)
+            raise RecordsError(f"{dirs}: {field} {got}, this engine's is {want} (records of "
+                               f"another engine version: make them again with 'gallerist "
+                               f"selfplay')")
+
+
 def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> dict[str, Any]:
     """Train a network on self-play records and write the model file `out`, its model card
     (``*.card.json``) and learning curves (``*.curves.png``).
@@ -239,12 +259,13 @@ def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> d
 
     Raises:
         TrainingError: a bad option.
-        RecordsError: missing, malformed, mismatched or empty records, or too few games to
-            split.
+        RecordsError: missing, malformed, mismatched or empty records, records of another
+            observation layout than the engine's, or too few games to split.
     """
     start = time.perf_counter()
     o = check_options(options)
     data = load_records(data_dirs, o["players"])
+    check_layout(data)
     train_set, val_set = split_by_game(data, o["val_fraction"], o["seed"])
     size, scale, mw = min(o["batch"], len(train_set)), float(o["money_scale"]), float(o["money_weight"])
     params = init_params(jax.random.key(o["seed"]), data.observation_size, data.num_actions,

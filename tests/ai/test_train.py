@@ -3,8 +3,8 @@ formats.md layout lowers the loss, the split is by game, fixed seeds give the sa
 the exported model file follows the model file contract and its forward pass is
 `jax_forward`'s, and bad input gets a one-line error.
 
-The records here are synthetic but learnable: each game has hidden seat strengths, the
-observation shows them (own seat first) with noise, the strongest seat wins and money
+The records here are synthetic but learnable, with the engine's observation size: each
+game has hidden seat strengths, the observation shows them (own seat first) with noise, the strongest seat wins and money
 grows with strength, and the policy target is the legal id a fixed linear map of the
 observation ranks first.
 """
@@ -19,11 +19,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gallerist import engine
 from gallerist.ai import train as tr
 from gallerist.ai.train_data import RecordsError, load_records, split_by_game
 from gallerist.server.cli import main
 
-SIZE, ACTIONS = 16, 183
+SIZE, ACTIONS, VERSION = (engine.OBSERVATION_SIZE, engine.NUM_DISTINCT_ACTIONS,
+                          engine.OBSERVATION_VERSION)
+#: The synthetic observations are zero but for their first SIGNAL entries (real ones are
+#: sparse too).
+SIGNAL = 16
 TINY = {"hidden": (8,), "epochs": 8, "batch": 64, "lr": 0.01, "progress": False}
 DTYPES = {"obs": np.float32, "policy": np.float32, "legal": np.bool_, "action": np.int16,
           "player": np.int8, "num_players": np.int8, "turn": np.int16, "game": np.int32,
@@ -31,12 +36,14 @@ DTYPES = {"obs": np.float32, "policy": np.float32, "legal": np.bool_, "action": 
 
 
 def write_records(folder: Path, *, games: int = 40, players: int = 2, seed: int = 0,
-                  per_shard: int = 10, size: int = SIZE, observation_version: int = 1) -> Path:
+                  per_shard: int = 10, size: int = SIZE, observation_version: int = VERSION
+                  ) -> Path:
     """A self-play directory in the formats.md layout (manifest + shards) of learnable
     synthetic games."""
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
-    ranker = np.random.default_rng(99).normal(size=(size, ACTIONS)).astype(np.float32)
+    ranker = np.zeros((size, ACTIONS), np.float32)
+    ranker[:SIGNAL] = np.random.default_rng(99).normal(size=(SIGNAL, ACTIONS))
     shards = []
     for first in range(0, games, per_shard):
         rows: dict[str, list] = {k: [] for k in DTYPES}
@@ -47,7 +54,8 @@ def write_records(folder: Path, *, games: int = 40, players: int = 2, seed: int 
             for turn in range(int(rng.integers(6, 12))):
                 player = turn % players
                 seats = [(player + k) % players for k in range(players)]
-                obs = (0.3 * rng.normal(size=size)).astype(np.float32)
+                obs = np.zeros(size, np.float32)
+                obs[:SIGNAL] = 0.3 * rng.normal(size=SIGNAL)
                 obs[:players] += strength[seats]
                 legal = rng.random(ACTIONS) < 0.08
                 legal[turn] = True
@@ -206,7 +214,7 @@ def test_the_model_file_follows_the_contract(trained):
         a = {k: npz[k] for k in npz.files}
     assert str(a["format"]) == "gallerist-model" and int(a["format_version"]) == 1
     assert int(a["observation_size"]) == SIZE and int(a["num_actions"]) == ACTIONS
-    assert int(a["observation_version"]) == 1
+    assert int(a["observation_version"]) == VERSION
     assert float(a["money_scale"]) == 100.0 and int(a["num_layers"]) == 1
     assert a["trunk_w0"].shape == (SIZE, 8) and a["trunk_b0"].shape == (8,)
     for head, width in (("win", 4), ("money", 4), ("policy", ACTIONS)):
@@ -251,13 +259,13 @@ def test_losses_ignore_absent_seats_and_illegal_ids():
     legal ids: changing the logits of the others changes nothing."""
     import jax.numpy as jnp
 
-    params = tr.init_params(tr.jax.random.key(0), SIZE, ACTIONS, (4,))
+    params = tr.init_params(tr.jax.random.key(0), SIGNAL, ACTIONS, (4,))
     rng = np.random.default_rng(0)
     legal = np.zeros((2, ACTIONS), bool)
     legal[:, [3, 7]] = True
     policy = np.zeros((2, ACTIONS), np.float32)
     policy[:, 3] = 1
-    batch = {"obs": jnp.asarray(rng.normal(size=(2, SIZE)), jnp.float32),
+    batch = {"obs": jnp.asarray(rng.normal(size=(2, SIGNAL)), jnp.float32),
              "present": jnp.asarray([[True, False, False, False], [True, True, False, False]]),
              "win_share": jnp.asarray([[1, 0, 0, 0], [0, 1, 0, 0]], jnp.float32),
              "money": jnp.asarray([[0.5, 0, 0, 0], [0.4, 0.6, 0, 0]], jnp.float32),
@@ -310,7 +318,7 @@ def _bad_manifest(tmp_path, field, value):
 
 
 @pytest.mark.parametrize("case", ["missing dir", "not a selfplay dir", "other size",
-                                  "other version", "no shards", "no such players",
+                                  "other version", "not the engine's layout", "no shards", "no such players",
                                   "one game", "missing shard", "changed shard", "bad dtype",
                                   "bad hidden",
                                   "bad val fraction"])
@@ -328,8 +336,11 @@ def test_bad_input_is_a_one_line_error(case, records, tmp_path, capsys):
         other = write_records(tmp_path / "wide", games=3, size=SIZE + 1)
         data, named = [records, other], f"{other}: observation_size {SIZE + 1} differs"
     elif case == "other version":
-        other = write_records(tmp_path / "v2", games=3, observation_version=2)
-        data, named = [records, other], f"{other}: observation_version 2 differs"
+        other = write_records(tmp_path / "v2", games=3, observation_version=VERSION + 1)
+        data, named = [records, other], f"{other}: observation_version {VERSION + 1} differs"
+    elif case == "not the engine's layout":
+        other = write_records(tmp_path / "old", games=3, size=SIZE - 1)
+        data, named = [other], f"{other}: observation_size {SIZE - 1}, this engine's is {SIZE}"
     elif case == "no shards":
         data, named = [_bad_manifest(tmp_path, "shards", [])], "no positions"
     elif case == "no such players":
