@@ -176,12 +176,13 @@ def _sums(params: Any, batch: Any, money_weight: jax.Array) -> dict[str, jax.Arr
 
 
 @jax.jit
-def _step(params: Any, opt_state: Any, batch: Any, money_weight: jax.Array, lr: jax.Array
-          ) -> Any:
-    """One Adam step on a batch: (new params, new optimiser state, the batch's loss sums)."""
+def _step(params: Any, opt_state: Any, batch: Any, money_weight: jax.Array, lr: jax.Array,
+          weight_decay: jax.Array) -> Any:
+    """One Adam step on a batch (AdamW's decoupled weight decay when `weight_decay` > 0):
+    (new params, new optimiser state, the batch's loss sums)."""
     (_, sums), grads = jax.value_and_grad(_batch_sums, has_aux=True)(params, batch, money_weight)
     updates, opt_state = _ADAM.update(grads, opt_state, params)
-    updates = jax.tree.map(lambda u: -lr * u, updates)
+    updates = jax.tree.map(lambda u, p: -lr * (u + weight_decay * p), updates, params)
     return optax.apply_updates(params, updates), opt_state, sums
 
 
@@ -251,7 +252,7 @@ def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> d
         data_dirs: directories written by ``gallerist selfplay``.
         out: the model file to write (``.npz``).
         **options: any of `DEFAULTS` (hidden, epochs, batch, lr, seed, val_fraction,
-            patience, players, money_scale, money_weight, progress).
+            patience, players, money_scale, money_weight, weight_decay, progress).
 
     Returns:
         The model card (also written as JSON). Ctrl-C during training stops it: the best
@@ -285,7 +286,8 @@ def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> d
             for rows in _chunks(rng.permutation(len(train_set)), size):
                 params, opt_state, sums = _step(params, opt_state,
                                                 _device_batch(train_set, rows, size, scale),
-                                                jnp.float32(mw), jnp.float32(o["lr"]))
+                                                jnp.float32(mw), jnp.float32(o["lr"]),
+                                                jnp.float32(o["weight_decay"]))
                 totals = {k: totals.get(k, 0.0) + v for k, v in sums.items()}
             val = _evaluate(params, val_set, size, scale, mw)
             history.append({"epoch": epoch, "train": _means(totals, mw), "validation": val})

@@ -24,6 +24,7 @@ DEFAULTS: dict[str, Any] = {
     "players": None,         # keep only games with this many players (None: all)
     "money_scale": 100.0,    # money = money_scale * the money head's output
     "money_weight": 1.0,     # weight of the money MSE in the loss
+    "weight_decay": 0.0,     # decoupled weight decay per step, x lr (AdamW; 0: Adam)
     "progress": True,        # a tqdm bar on stderr
 }
 
@@ -87,6 +88,10 @@ def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
         if not isinstance(value, (int, float)) or isinstance(value, bool) \
                 or not math.isfinite(value) or value <= 0:
             raise TrainingError(key, f"{value!r}: expected a positive number")
+    wd = o["weight_decay"]
+    if not isinstance(wd, (int, float)) or isinstance(wd, bool) or not math.isfinite(wd) \
+            or wd < 0:
+        raise TrainingError("weight_decay", f"{wd!r}: expected a number >= 0")
     if o["val_fraction"] >= 1:
         raise TrainingError("val_fraction", f"{o['val_fraction']!r}: expected a share in (0, 1)")
     if o["players"] is not None and o["players"] not in (1, 2, 3, 4):

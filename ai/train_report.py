@@ -98,8 +98,9 @@ def model_card(*, out: str | Path, data: Any, train_set: Any, val_set: Any,
     hyper-parameters, the seed, the library versions and the wall time."""
     hyper = {k: v for k, v in options.items() if k not in ("seed", "progress", "players")}
     hyper["hidden"] = list(options["hidden"])
-    hyper.update(optimiser="adam", loss="win-share soft cross-entropy (present seats) + "
-                 "money_weight * MSE(money / money_scale) + policy soft cross-entropy (legal ids)")
+    hyper.update(optimiser="adamw" if options.get("weight_decay") else "adam",
+                 loss="win-share soft cross-entropy (present seats) + money_weight * "
+                      "MSE(money / money_scale) + policy soft cross-entropy (legal ids)")
     epochs_run = len(history) - 1
     return {
         "format": CARD_FORMAT, "format_version": 1, "model": str(out),

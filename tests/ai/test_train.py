@@ -191,7 +191,8 @@ def test_games_of_different_directories_are_different_games(tmp_path):
 
 
 def test_same_seed_same_weights(records, tmp_path, trained):
-    """Training twice with the same seed writes the same weights; another seed others."""
+    """Training twice with the same seed writes the same weights; another seed others;
+    --weight-decay shrinks them."""
     out, _ = trained
     again = tr.train([records], tmp_path / "again.npz", **TINY)
     other = tr.train([records], tmp_path / "other.npz", **{**TINY, "seed": 1})
@@ -202,6 +203,11 @@ def test_same_seed_same_weights(records, tmp_path, trained):
         for k in names:
             np.testing.assert_array_equal(a[k], b[k], err_msg=k)
         assert any(not np.array_equal(a[k], c[k]) for k in names)
+    decayed = tr.train([records], tmp_path / "decayed.npz", **{**TINY, "weight_decay": 0.5})
+    with np.load(out) as a, np.load(tmp_path / "decayed.npz") as d:
+        # decoupled weight decay shrinks the weights (the same seed, data and batches)
+        assert np.abs(d["trunk_w0"]).sum() < np.abs(a["trunk_w0"]).sum()
+    assert decayed["hyperparameters"]["optimiser"] == "adamw"
     assert again["history"] == trained[1]["history"]
     assert other["split"]["seed"] == 1
 
@@ -382,7 +388,8 @@ def test_library_options_are_checked():
     """train() names a bad option: unknown, out of range, bad hidden widths."""
     for options, named in (({"epochs": 0}, "epochs 0"), ({"hidden": "0"}, "hidden '0'"),
                            ({"colour": 1}, "colour is not an option"),
-                           ({"lr": float("nan")}, "lr nan"), ({"players": 5}, "players 5")):
+                           ({"lr": float("nan")}, "lr nan"), ({"players": 5}, "players 5"),
+                           ({"weight_decay": -1.0}, "weight_decay -1.0")):
         with pytest.raises(tr.TrainingError) as err:
             tr.train(["unused"], "unused.npz", **options)
         assert str(err.value).startswith(named)
