@@ -40,9 +40,9 @@ from gallerist.ai.train_data import SEATS, Dataset, RecordsError, load_records, 
 from gallerist.ai.train_options import (DEFAULTS, HEADS, TrainingError, check_options,
                                         parse_hidden, side_paths)
 
-__all__ = ["DEFAULTS", "HEADS", "RecordsError", "TrainingError", "export", "init_params",
-           "check_layout", "jax_forward", "masked_log_softmax", "parse_hidden", "predict", "row_losses",
-           "side_paths", "train"]
+__all__ = ["DEFAULTS", "HEADS", "RecordsError", "TrainingError", "check_layout", "export",
+           "init_params", "jax_forward", "masked_log_softmax", "parse_hidden", "predict",
+           "row_losses", "side_paths", "train"]
 
 #: The model file's format name and layout version (ai/model_file.py).
 MODEL_FORMAT, MODEL_FORMAT_VERSION = "gallerist-model", 1
@@ -93,7 +93,7 @@ def jax_forward(params: Any, obs: Any) -> tuple[jax.Array, jax.Array, jax.Array]
     Returns:
         (win logits (batch, 4), money / money_scale (batch, 4), policy logits
         (batch, num_actions)), before any masking: the seats and ids not present or not
-        legal are masked by the caller (`masked_softmax`).
+        legal are masked by the caller (`masked_log_softmax`).
     """
     if not isinstance(params, Mapping) and hasattr(params, "arrays"):
         params = params.arrays()
