@@ -1,6 +1,6 @@
 """The ``gallerist`` command line: serve hints, ask for hints, play and create games, run
-arenas, replay, record self-play and load-test. This module builds the parser and dispatches; each command
-is a module of `server.commands`.
+arenas, replay, record self-play, load-test and train a learned evaluation. This module
+builds the parser and dispatches; each command is a module of `server.commands`.
 
 Run ``gallerist --help`` or ``gallerist <command> --help``. ``gallerist demo`` starts the
 service on localhost, asks it for a hint for a mid-game position and prints it.
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from gallerist.ai.calibration import CalibrationError
 from gallerist.server.commands import (CliError, analyze, apply, arena, demo, hint, legal,
-                                       loadtest, new, play, replay, review, selfplay, serve)
+                                       loadtest, new, play, replay, review, selfplay, serve, train)
 
 __all__ = ["CliError", "build_parser", "main", "version"]
 
@@ -32,11 +32,12 @@ examples:
   gallerist analyze arena-games.jsonl --game 3 --bot mcts --time-ms 200
   gallerist review analysis.jsonl --html review.html
   gallerist selfplay mcts:iterations=400 --players 2 --games 100 --workers 2 --out sp/
+  gallerist train selfplay-dir --out model.npz    train a learned evaluation
 """
 
 #: The commands, in the order of ``gallerist --help``.
 COMMANDS = (serve, hint, play, new, legal, apply, demo, arena, replay, analyze, review, selfplay,
-            loadtest)
+            train, loadtest)
 
 
 def version() -> str:
