@@ -13,6 +13,11 @@ against generation 0.
   reported ("elo_vs_previous", "elo_vs_gen0"; > 0: the new generation is stronger).
   All arena games together also give one pool rating per generation ("pool").
 
+Status (1 Dec 2026): the self-play and training steps run with the real pieces
+(`ai.selfplay`, `ai.train`); the bot of a trained generation needs the model evaluator
+(`mcts:eval=model,...`, issue 14 parts 4-5), which had not landed when this was written:
+until it does, a run stops at generation 1's first match with "unknown option 'eval'".
+
 Results: `OUT/generations.json` and `OUT/generations.png` (ratings by generation); the
 records, models and arena games go to `--work` (large; not for git). A run given the
 same --work continues: self-play resumes in its directory, a trained model and a
@@ -168,10 +173,8 @@ def run_generations(*, generations: int, games: int, arena_games: int, iteration
 
 
 def _card_summary(card: dict[str, Any]) -> dict[str, Any]:
-    """The model card's scalar fields (its metrics), not its curves."""
-    return {k: v for k, v in card.items() if isinstance(v, (int, float, str, bool, type(None)))
-            or (isinstance(v, dict) and all(isinstance(x, (int, float, str, bool, type(None)))
-                                            for x in v.values()))}
+    """The model card without its per-epoch history (the curves are in its PNG)."""
+    return {k: v for k, v in card.items() if k != "history"}
 
 
 def plot(results: dict[str, Any], path: Path) -> None:

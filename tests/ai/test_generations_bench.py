@@ -7,7 +7,10 @@ import json
 import os
 import sys
 
+import numpy as np
 import pytest
+
+from gallerist import engine
 
 from gallerist.ai.selfplay import read_manifest
 
@@ -35,7 +38,7 @@ def test_each_generation_trains_on_the_previous_bots_records_and_is_rated_agains
         calls.append((manifest["spec"], manifest["games"], out, options))
         with open(out, "wb") as fh:
             fh.write(b"stand-in model")
-        return {"epochs": options["epochs"], "best_epoch": 1, "metrics": {"loss": 0.5}, "curve": [1, 2]}
+        return {"epochs": options["epochs"], "best_epoch": 1, "metrics": {"loss": 0.5}, "history": [1, 2]}
 
     def model_spec(model, iterations):
         # a distinct real bot per generation: the stand-in "model" changes the budget
@@ -71,3 +74,25 @@ def test_each_generation_trains_on_the_previous_bots_records_and_is_rated_agains
                                   model_spec=model_spec, log=lambda _: None)
     assert calls == [], "trained models are reused"
     assert again["generations"][2]["vs_gen0"]["elo"] == pytest.approx(rows[2]["vs_gen0"]["elo"])
+
+
+def test_the_default_trainer_trains_generation_1_on_generation_0s_records(bench, tmp_path) -> None:
+    """With the real trainer (ai.train.train, run in a child interpreter), generation 1
+    is a model file trained on generation 0's self-play, with its model card; the match
+    is played by a stand-in bot spec (the model evaluator is not part of this test)."""
+    out, work = tmp_path / "out", tmp_path / "work"
+    results = bench.run_generations(
+        generations=1, games=3, arena_games=2, iterations=10, players=2, workers=1,
+        out=str(out), work=str(work), train_options={"epochs": 1, "hidden": [8], "progress": False},
+        model_spec=lambda model, iterations: f"mcts:iterations={iterations + 5}", log=lambda _: None)
+    gen1 = results["generations"][1]
+    with np.load(gen1["model"], allow_pickle=False) as model:
+        assert str(model["format"]) == "gallerist-model"
+        assert int(model["observation_size"]) == engine.OBSERVATION_SIZE
+        assert model["trunk_w0"].shape == (engine.OBSERVATION_SIZE, 8)
+    assert gen1["train"]["best_epoch"] in (0, 1) and "brier" in json.dumps(gen1["train"]["validation"]).lower()
+    assert "history" not in gen1["train"]
+    card = json.loads((work / "gen_1.card.json").read_text())
+    assert card["data"][0]["dir"] == str(work / "selfplay-gen0") and card["data"][0]["games"] == 3
+    assert card["data"][0]["spec"] == "mcts:iterations=10"
+    assert gen1["vs_gen0"]["games"] == 2
