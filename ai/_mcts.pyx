@@ -3,8 +3,11 @@
 resampling what the viewer cannot see, root-parallel (one tree per thread).
 
 A leaf is estimated by an Evaluator (the bots pass a RolloutEvaluator: play on, then
-the heuristic); the rewards that UCT maximises are made from its money and win
-estimates here (`to_rewards`). `MctsEngine` is the Python wrapper that ai/mcts.py uses.
+the heuristic, or a ModelEvaluator); the rewards that UCT maximises are made from its
+money and win estimates here (`to_rewards`). With a prior model (a ModelEvaluator) the
+selection at decision points is PUCT, Q + c_puct * P * sqrt(N) / (1 + n), the priors P
+of a node's children stored when it is expanded; chance points are sampled as with UCT.
+`MctsEngine` is the Python wrapper that ai/mcts.py uses.
 """
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcpy, memset
@@ -19,6 +22,7 @@ from gallerist.engine._core cimport (
 from gallerist.engine.state cimport GameState
 from gallerist.ai._common cimport now_s, state_hash
 from gallerist.ai._evaluation cimport Evaluator, leaf_values
+from gallerist.ai._model cimport ModelEvaluator
 from gallerist.ai._greedy cimport MAX_LINE, extend_turn, line_start
 
 # ---------------------------------------------------------------- the tree
@@ -42,22 +46,36 @@ cdef int32_t tree_new_node(TreeC* t, int action) noexcept nogil:
     return t.size - 1
 
 
-cdef bint tree_expand(TreeC* t, int32_t node, StateC* s) noexcept nogil:
+cdef bint tree_expand(TreeC* t, int32_t node, StateC* s, ModelEvaluator pm, double* money,
+                      double* win) noexcept nogil:
+    """Create node's children: the legal actions of s, or its chance outcomes. With a
+    prior model pm, a decision point's children get pm's policy as priors, and when
+    money is not NULL the same forward pass fills pm's value of s (money, win)."""
     cdef action_t buf[MAX_LEGAL]
     cdef int w[MAX_LEGAL]
+    cdef float pr[MAX_LEGAL]
     cdef int n, i
     cdef int32_t first = -1, c
     cdef int player = state_current_player(s)
+    cdef bint priors = False
     if player == PLAYER_CHANCE:
         n = state_chance_outcomes(s, buf, w)
     elif player == PLAYER_TERMINAL:
         n = 0
     else:
         n = state_legal_actions(s, buf)
+        if pm is not None:
+            priors = True
+            if money != NULL:
+                pm.evaluate_policy(s, money, win, buf, n, pr)
+            else:
+                pm.policy(s, buf, n, pr)
     for i in range(n):
         c = tree_new_node(t, buf[i])
         if c < 0:
             return False
+        if priors:
+            t.nodes[c].prior = pr[i]
         if i == 0:
             first = c
     t.nodes[node].first_child = first
@@ -93,6 +111,29 @@ cdef int32_t select_child(TreeC* t, int32_t node, double c_uct) noexcept nogil:
     return best
 
 
+cdef int32_t select_puct(TreeC* t, int32_t node, double c_puct) noexcept nogil:
+    """PUCT by the mover's own reward entry: Q + c_puct * P * sqrt(N) / (1 + n), where an
+    unvisited child's Q is the node's own mean reward for the mover (first-play urgency
+    at the parent's value); ties to the first child."""
+    cdef NodeC* nd = &t.nodes[node]
+    cdef int i, p = nd.player
+    cdef int32_t ch, best = nd.first_child
+    cdef double q, score, best_score = -INFINITY
+    cdef double sq = sqrt(<double>(nd.visits if nd.visits > 0 else 1))
+    cdef double fpu = nd.reward[p] / nd.visits if nd.visits > 0 else 0.5
+    for i in range(nd.num_children):
+        ch = nd.first_child + i
+        if t.nodes[ch].visits > 0:
+            q = t.nodes[ch].reward[p] / t.nodes[ch].visits
+        else:
+            q = fpu
+        score = q + c_puct * t.nodes[ch].prior * sq / (1 + t.nodes[ch].visits)
+        if score > best_score:
+            best_score = score
+            best = ch
+    return best
+
+
 cdef int32_t find_child(const TreeC* t, int32_t node, int action) noexcept nogil:
     cdef const NodeC* nd = &t.nodes[node]
     cdef int i
@@ -122,7 +163,8 @@ cdef void to_rewards(const StateC* s, const double* money, const double* win,
                   + rp.margin_weight * (0.5 + 0.5 * tanh((money[p] - best) / rp.margin_scale)))
 
 
-cdef int tree_descend(TreeC* t, StateC* s, const MctsParams* mp, int32_t* path) noexcept nogil:
+cdef int tree_descend(TreeC* t, StateC* s, const MctsParams* mp, ModelEvaluator pm,
+                      int32_t* path) noexcept nogil:
     """Select (UCT; chance by sampling) and expand from the root while the tree knows the
     way, applying the moves to s; fills path[0..depth] and returns depth."""
     cdef int depth = 0
@@ -132,7 +174,7 @@ cdef int tree_descend(TreeC* t, StateC* s, const MctsParams* mp, int32_t* path) 
     while not s.terminal and depth < 4000:
         nd = &t.nodes[node]
         if nd.num_children < 0:
-            if t.size >= mp.max_nodes or not tree_expand(t, node, s):
+            if t.size >= mp.max_nodes or not tree_expand(t, node, s, pm, NULL, NULL):
                 break
             nd = &t.nodes[node]
         if nd.num_children == 0 or nd.player != state_current_player(s):
@@ -141,6 +183,8 @@ cdef int tree_descend(TreeC* t, StateC* s, const MctsParams* mp, int32_t* path) 
             child = find_child(t, node, state_sample_chance(s, &t.rng))
             if child < 0:
                 break
+        elif mp.use_prior:
+            child = select_puct(t, node, mp.c_puct)
         else:
             child = select_child(t, node, mp.c_uct)
         state_apply(s, <action_t>t.nodes[child].action)
@@ -153,8 +197,10 @@ cdef int tree_descend(TreeC* t, StateC* s, const MctsParams* mp, int32_t* path) 
 
 
 cdef void mcts_iterate(TreeC* t, const StateC* root, const MctsParams* mp,
-                       Evaluator ev) noexcept nogil:
-    """One iteration: determinize, select, expand, evaluate the leaf, back up."""
+                       Evaluator ev, ModelEvaluator pm) noexcept nogil:
+    """One iteration: determinize, select, expand, evaluate the leaf, back up. When the
+    leaf estimate is the prior model itself (expand_leaf), a new decision-point leaf is
+    expanded at once, its priors and its value from one forward pass."""
     cdef StateC s
     cdef int32_t path[4096]
     cdef int depth, i, p, n
@@ -162,10 +208,18 @@ cdef void mcts_iterate(TreeC* t, const StateC* root, const MctsParams* mp,
     cdef double win[MAX_PLAYERS]
     cdef double rew[MAX_PLAYERS]
     cdef NodeC* nd
+    cdef int32_t leaf
+    cdef bint done = False
     memcpy(&s, root, sizeof(StateC))
     state_resample_hidden(&s, mp.viewer, &t.rng)   # never the true hidden cards
-    depth = tree_descend(t, &s, mp, path)
-    t.decisions += leaf_values(ev, &s, &t.rng, money, win)
+    depth = tree_descend(t, &s, mp, pm, path)
+    leaf = path[depth]
+    if (mp.expand_leaf and not s.terminal and t.nodes[leaf].num_children < 0
+            and state_current_player(&s) >= 0 and t.size < mp.max_nodes):
+        tree_expand(t, leaf, &s, pm, money, win)   # the value is filled even if memory ran out
+        done = True
+    if not done:
+        t.decisions += leaf_values(ev, &s, &t.rng, money, win)
     to_rewards(&s, money, win, &mp.rp, rew)
     n = s.num_players
     for i in range(depth + 1):
@@ -179,7 +233,7 @@ cdef void mcts_iterate(TreeC* t, const StateC* root, const MctsParams* mp,
 
 
 cdef void mcts_run(TreeC* t, const StateC* root, const MctsParams* mp, Evaluator ev,
-                   long iterations, double deadline, int* stop) noexcept nogil:
+                   ModelEvaluator pm, long iterations, double deadline, int* stop) noexcept nogil:
     """Iterate until `iterations` (if > 0), the deadline (if > 0) or *stop."""
     cdef long i = 0
     while True:
@@ -190,7 +244,7 @@ cdef void mcts_run(TreeC* t, const StateC* root, const MctsParams* mp, Evaluator
                 break
             if deadline > 0 and now_s() >= deadline:
                 break
-        mcts_iterate(t, root, mp, ev)
+        mcts_iterate(t, root, mp, ev, pm)
         if t.failed:
             break
         i += 1
@@ -220,13 +274,14 @@ cdef class MctsEngine:
     Args:
         threads: trees, each searched by its own `run` call (one thread each).
         evaluator: the leaf estimate; its `static()` ends the principal variations.
-        c, max_nodes, margin_weight, margin_scale, solo_reference, solo_scale: as
+        prior: a ModelEvaluator whose policy gives PUCT's priors, or None (UCT).
+        c, c_puct, max_nodes, margin_weight, margin_scale, solo_reference, solo_scale: as
             MctsBot (which owns their defaults; every one is required here).
     """
 
-    def __cinit__(self, int threads, Evaluator evaluator not None, *, double c, int max_nodes,
-                  double margin_weight, double margin_scale, double solo_reference,
-                  double solo_scale):
+    def __cinit__(self, int threads, Evaluator evaluator not None, *, double c, double c_puct,
+                  ModelEvaluator prior, int max_nodes, double margin_weight,
+                  double margin_scale, double solo_reference, double solo_scale):
         if threads < 1:
             threads = 1
         self.nthreads = threads
@@ -235,7 +290,11 @@ cdef class MctsEngine:
             raise MemoryError()
         memset(self.trees, 0, threads * sizeof(TreeC))
         self.evaluator = evaluator
+        self.prior = prior
         self.mp.c_uct = c
+        self.mp.c_puct = c_puct
+        self.mp.use_prior = prior is not None
+        self.mp.expand_leaf = prior is not None and prior is evaluator
         self.mp.max_nodes = max_nodes
         self.mp.rp.margin_weight = margin_weight
         self.mp.rp.margin_scale = margin_scale
@@ -319,8 +378,8 @@ cdef class MctsEngine:
         if not 0 <= i < self.nthreads:
             raise ValueError("tree index")
         with nogil:
-            mcts_run(&self.trees[i], &self.root, &self.mp, self.evaluator, iterations, deadline,
-                     &self.stop_flag)
+            mcts_run(&self.trees[i], &self.root, &self.mp, self.evaluator, self.prior, iterations,
+                     deadline, &self.stop_flag)
 
     def stop(self):
         self.stop_flag = 1

@@ -20,6 +20,7 @@ A file that breaks any of this is a `ModelFileError` naming the file and the mis
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -128,7 +129,10 @@ def load_model(path: str) -> Model:
         raise ModelFileError(f"model file {path} is missing")
     try:
         data = np.load(path, allow_pickle=False)
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+    except ValueError:   # numpy found neither an archive nor an array: pickled or other data
+        raise ModelFileError(f"model file {path} is not an .npz archive (model files are "
+                             f"np.savez archives without pickles)") from None
+    except (OSError, EOFError, zipfile.BadZipFile) as exc:
         raise ModelFileError(f"model file {path} is not a readable .npz archive: {exc}") from None
     if not isinstance(data, np.lib.npyio.NpzFile):
         raise ModelFileError(f"model file {path} is not an .npz archive (it holds one array)")
@@ -192,6 +196,13 @@ def validate(arrays: Mapping[str, Any], source: str = "<memory>") -> Model:
     if not isinstance(metadata, dict):
         raise fail("metadata", f"must be a JSON object, got {type(metadata).__name__}")
 
+    expected = (set(HEADER_KEYS) | {f"trunk_{k}{i}" for i in range(layers) for k in "wb"}
+                | {f"{head}_{k}" for head in HEADS for k in "wb"})
+    extra = sorted(set(arrays) - expected)
+    if extra:
+        raise fail(", ".join(extra), f"unexpected key(s) for a {layers}-layer model "
+                                     f"(num_layers = {layers})")
+
     def weights(key: str, shape: tuple[int | None, ...]) -> np.ndarray:
         a = get(key)
         if a.dtype != np.float32:
@@ -216,10 +227,6 @@ def validate(arrays: Mapping[str, Any], source: str = "<memory>") -> Model:
     for head, size in (("win", NUM_SEATS), ("money", NUM_SEATS), ("policy", NUM_ACTIONS)):
         heads[f"{head}_w"] = weights(f"{head}_w", (width, size))
         heads[f"{head}_b"] = weights(f"{head}_b", (size,))
-    expected = set(HEADER_KEYS) | {f"trunk_{k}{i}" for i in range(layers) for k in "wb"} | set(heads)
-    extra = sorted(set(arrays) - expected)
-    if extra:
-        raise fail(", ".join(extra), f"unexpected key(s) for a {layers}-layer model")
     return Model(trunk=tuple(trunk), money_scale=money_scale, metadata=metadata, source=source,
                  **heads)
 
@@ -281,3 +288,33 @@ def random_arrays(hidden: tuple[int, ...] = (64, 64), seed: int = 0, money_scale
                             ).astype(np.float32)
         out[f"{head}_b"] = (rng.standard_normal(size) * 0.1 * scale).astype(np.float32)
     return out
+
+
+def model_path(path: str = "") -> str:
+    """The model file a bot option names: `path`, or with "" the packaged default
+    (ModelFileError "no model: pass model=PATH" when the package has none)."""
+    if path:
+        return os.path.abspath(os.fspath(path))
+    if not os.path.exists(PACKAGED):
+        raise ModelFileError(f"no model: pass model=PATH (the package has no default model, "
+                             f"{PACKAGED})")
+    return PACKAGED
+
+
+def load_evaluator(path: str = "") -> Any:
+    """The ai._model.ModelEvaluator of a model file (`model_path(path)`), read and checked
+    once per file version (a file rewritten since is read again): the evaluator is
+    read-only, so bots and search threads share it."""
+    full = model_path(path)
+    try:
+        st = os.stat(full)
+    except OSError:
+        raise ModelFileError(f"model file {full} is missing") from None
+    return _evaluator(full, st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _evaluator(path: str, mtime_ns: int, size: int) -> Any:
+    from gallerist.ai._model import ModelEvaluator
+
+    return ModelEvaluator(load_model(path))
