@@ -12,7 +12,7 @@ from gallerist import engine
 from gallerist.ai._evaluation import WIN_TEMPERATURE, Evaluator, HeuristicEvaluator
 from gallerist.ai._expectimax import ExpectimaxEngine
 from gallerist.ai.bot import MIN_SEARCH_MS, Analysis, BaseBot, Budget, MoveInfo, decision_player
-from gallerist.ai.model_file import load_evaluator
+from gallerist.ai.model_file import check_model_eval, load_evaluator
 from gallerist.engine.actions import action_to_string
 
 
@@ -72,11 +72,8 @@ class ExpectimaxBot(BaseBot):
             raise ValueError(f"expectimax option eval must be 'heuristic' or 'model', got {eval!r}")
         if model and eval != "model":
             raise ValueError("expectimax option model needs eval=model")
-        if eval == "model" and calibrated:
-            raise ValueError("expectimax option eval=model has no calibration map yet: add "
-                             "calibrated=false (the network's money estimates, reported raw)")
-        if eval == "model" and evaluator is not None:
-            raise ValueError("expectimax: pass either an evaluator or eval=model, not both")
+        if eval == "model":
+            check_model_eval("expectimax", calibrated, evaluator)
         self._use_calibration(calibrated)
         self.seed = seed
         self.depth = depth

@@ -13,7 +13,7 @@ from gallerist.ai._evaluation import WIN_TEMPERATURE, Evaluator, HeuristicEvalua
 from gallerist.ai._mcts import MctsEngine
 from gallerist.ai._rollout import POLICIES, RolloutEvaluator
 from gallerist.ai.bot import MIN_SEARCH_MS, Analysis, BaseBot, Budget, MoveInfo, decision_player
-from gallerist.ai.model_file import load_evaluator
+from gallerist.ai.model_file import check_model_eval, load_evaluator
 from gallerist.engine.actions import action_to_string
 
 
@@ -111,11 +111,8 @@ class MctsBot(BaseBot):
             raise ValueError(f"mcts option c_puct must be a finite number >= 0, got {c_puct}")
         if model and eval != "model" and prior != "model":
             raise ValueError("mcts option model needs eval=model or prior=model")
-        if eval == "model" and calibrated:
-            raise ValueError("mcts option eval=model has no calibration map yet: add "
-                             "calibrated=false (the network's own estimates, reported raw)")
-        if eval == "model" and evaluator is not None:
-            raise ValueError("mcts: pass either an evaluator or eval=model, not both")
+        if eval == "model":
+            check_model_eval("mcts", calibrated, evaluator)
         if not 1 <= threads <= 64:
             raise ValueError(f"mcts option threads must be 1..64, got {threads}")
         for key, value in (("c", c), ("time_ms", time_ms), ("margin_weight", margin_weight),

@@ -318,3 +318,14 @@ def _evaluator(path: str, mtime_ns: int, size: int) -> Any:
     from gallerist.ai._model import ModelEvaluator
 
     return ModelEvaluator(load_model(path))
+
+
+def check_model_eval(bot: str, calibrated: bool, evaluator: Any) -> None:
+    """The checks of a bot's eval=model: no calibration map exists for a network's
+    estimates yet (so calibrated=false is required rather than raw numbers reported as
+    calibrated), and an explicit evaluator would contradict it (ValueError)."""
+    if calibrated:
+        raise ValueError(f"{bot} option eval=model has no calibration map yet: add "
+                         f"calibrated=false (the network's own estimates, reported raw)")
+    if evaluator is not None:
+        raise ValueError(f"{bot}: pass either an evaluator or eval=model, not both")
