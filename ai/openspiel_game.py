@@ -28,9 +28,16 @@ Hidden information. Each player's Curator and Art Dealer cards are private; ever
 else, every decision and every chance outcome, is public. The observation string for a
 player is the board rendered from ``GameState.view(player)`` (opponents' cards hidden);
 the information-state string is that observation plus the whole public action history
-(perfect recall: the cards never change, the rest is public). Tensors are not
-provided: the engine's raw struct has variable-length parts (the task stack, works) and
-a learned-feature encoding is a design of its own.
+(perfect recall: the cards never change, the rest is public).
+
+Observation tensor. ``state.observation_tensor(player)`` is the engine's
+``GameState.observation(player)`` (``engine.OBSERVATION_SIZE`` float32 numbers, own seat
+first; docs/observation.md), and the observer's ``dict`` names its fields
+(``engine.observation_fields()``). With ``private_info=NONE`` the observer's own cards are
+left out as well (zeros); with ``ALL_PLAYERS`` every seat's Curator and Art Dealer cards
+follow the vector (8 one-hot numbers per relative seat, ``all_cards``). Before the setup
+draw (``setups > 0``) the tensor is zeros. Information-state tensors (perfect recall) are
+not provided.
 
 Undo. OpenSpiel's bridge for games written in Python (``python_games.cc``) has no hook
 for ``UndoAction``, so ``undo_action`` is not available through the OpenSpiel API;
@@ -55,6 +62,9 @@ ActionId = int
 Player = int
 
 SHORT_NAME = "gallerist"
+_MAX_SEATS = 4
+#: ALL_PLAYERS observation tensors: per relative seat, Curator (4) and Art Dealer (4) one-hots.
+_CARDS_SIZE = 8 * _MAX_SEATS
 #: Engine chance outcomes start here; setup outcomes (parameter ``setups``) lie below.
 FIRST_ENGINE_CHANCE_ACTION: int = engine.ACTION_BASES["chance-visitor"]
 MAX_SETUPS: int = FIRST_ENGINE_CHANCE_ACTION
@@ -70,12 +80,12 @@ GAME_TYPE = pyspiel.GameType(
     # Returns are 1/k to each of the k winners and 0 to the others: they sum to 1.
     utility=pyspiel.GameType.Utility.CONSTANT_SUM,
     reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=4,
+    max_num_players=_MAX_SEATS,
     min_num_players=2,
     provides_information_state_string=True,
     provides_information_state_tensor=False,
     provides_observation_string=True,
-    provides_observation_tensor=False,
+    provides_observation_tensor=True,
     parameter_specification=dict(_DEFAULT_PARAMS),
 )
 
@@ -280,23 +290,60 @@ def _hidden_view(state: engine.GameState, player: Player,
 
 
 class GalleristObserver:
-    """Observation strings (OpenSpiel's PyObserver interface); no tensor.
+    """Observation strings and tensors (OpenSpiel's PyObserver interface).
 
     - ``public_info``: the board (``GameState.render`` of the view);
     - ``private_info``: SINGLE_PLAYER shows the observer's own cards, ALL_PLAYERS every
       card, NONE none;
-    - ``perfect_recall``: adds the whole public action history (notation).
+    - ``perfect_recall``: adds the whole public action history (notation); no tensor.
+
+    The tensor (without perfect recall) is ``GameState.observation`` of the view, plus
+    every seat's cards with ALL_PLAYERS; ``dict`` holds a named view of each field.
     """
 
     def __init__(self, iig_obs_type: pyspiel.IIGObservationType, params: dict[str, Any] | None) -> None:
         if params:
             raise ValueError(f"gallerist observation parameters are not supported; got {params}")
         self.iig_obs_type = iig_obs_type
-        self.tensor: np.ndarray | None = None
+        self._has_tensor = not iig_obs_type.perfect_recall
+        self._all_cards = self._has_tensor and iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS
+        size = 0
+        if self._has_tensor:
+            size = engine.OBSERVATION_SIZE + (_CARDS_SIZE if self._all_cards else 0)
+        self.tensor: np.ndarray = np.zeros(size, np.float32)
         self.dict: dict[str, np.ndarray] = {}
+        if self._has_tensor:
+            for name, offset, length, _ in engine.observation_fields():
+                self.dict[name] = self.tensor[offset:offset + length]
+            if self._all_cards:
+                self.dict["all_cards"] = self.tensor[engine.OBSERVATION_SIZE:].reshape(_MAX_SEATS, 8)
+        self._obs = self.tensor[:engine.OBSERVATION_SIZE] if self._has_tensor else None
 
     def set_from(self, state: GalleristState, player: Player) -> None:
-        """No tensor to fill."""
+        """Fill ``tensor`` with what `player` observes of `state` (see the class).
+
+        Raises:
+            ValueError: `player` out of range.
+        """
+        n = state._shared.num_players
+        if not 0 <= player < n:
+            raise ValueError(f"player must be in 0..{n - 1}, got {player}")
+        if not self._has_tensor:
+            return
+        s = state._pos.state
+        if s is None:
+            self.tensor.fill(0.0)
+            return
+        view = _hidden_view(s, player, self.iig_obs_type.private_info)
+        view.observation(player, out=self._obs)
+        if self._all_cards:
+            cards = self.dict["all_cards"]
+            cards.fill(0.0)
+            players = s._raw()["players"]
+            for k in range(n):
+                q = (player + k) % n
+                cards[k, players[q]["curator"]] = 1.0
+                cards[k, 4 + players[q]["dealer"]] = 1.0
 
     def string_from(self, state: GalleristState, player: Player) -> str:
         """What `player` observes of `state`, as text.

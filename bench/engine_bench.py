@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Speed of the Gallerist engine, in one table: copies, apply+undo, legal actions, playouts.
+"""Speed of the Gallerist engine, in one table: copies, apply+undo, legal actions, the
+observation tensor, playouts.
 
 Run from the repository root after building the extensions::
 
@@ -25,6 +26,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from gallerist import engine
 from gallerist.engine.state import GameState, bench_core, new_game, random_playouts
@@ -129,12 +132,24 @@ def python_level(num_players: int, iterations: int, copy_iterations: int,
         for i in range(n):
             states[i & mask].legal_actions()
 
+    buf = np.empty(engine.OBSERVATION_SIZE, dtype=np.float32)
+
+    def observation(n: int) -> None:
+        for i in range(n):
+            states[i & mask].observation(i % num_players)
+
+    def observation_out(n: int) -> None:
+        for i in range(n):
+            states[i & mask].observation(i % num_players, out=buf)
+
     return {
         "clone_position_per_s": _best_rate(clone, iterations, repeat),
         "copy_per_s": _best_rate(copy, copy_iterations, repeat),
         "copy_history_len": float(len(played.history)),
         "apply_undo_per_s": _best_rate(apply_undo, iterations, repeat),
         "legal_per_s": _best_rate(legal, iterations, repeat),
+        "observation_per_s": _best_rate(observation, iterations, repeat),
+        "observation_out_per_s": _best_rate(observation_out, iterations, repeat),
     }
 
 
@@ -229,6 +244,9 @@ def format_table(data: dict[str, Any]) -> str:
     def rates(section: str, key: str) -> list[str]:
         return [_rate(res[c][section][key]) for c in cols]
 
+    def us(section: str, key: str) -> list[str]:
+        return [f"{1e6 / res[c][section][key]:.2f} us" for c in cols]
+
     def ns(key: str) -> list[str]:
         return [f"{res[c]['c']['ns'][key]:.1f} ns" for c in cols]
 
@@ -254,6 +272,9 @@ def format_table(data: dict[str, Any]) -> str:
         row("apply() + undo()", "Python", rates("python", "apply_undo_per_s")),
         row("legal-action generation", "C", rates("c", "legal_per_s")),
         row("legal_actions()", "Python", rates("python", "legal_per_s")),
+        row("observation tensor (observation_fill)", "C", us("c", "observation_per_s")),
+        row("observation(player), new array", "Python", us("python", "observation_per_s")),
+        row("observation(player, out=buf)", "Python", us("python", "observation_out_per_s")),
         row("random playouts: decisions", "C", rates("playouts", "decisions_per_s")),
         row("random playouts: games", "C", rates("playouts", "games_per_s")),
         row("random playouts: mean decisions per game", "C",

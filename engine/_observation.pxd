@@ -7,6 +7,7 @@ from gallerist.engine._core cimport StateC, MAX_PLAYERS
 cdef enum:
     OBS_TASK_KINDS = 33          # task kinds 1..33: the decisions and the chance events
     OBS_TASK_A = 24              # one-hot of the pending task's argument a, 0..23
+    OBS_STACK_KINDS = 49         # every task kind 1..49, automatic steps included
     OBS_OWNERS = 5               # a piece's owner: seat 0..3 (own first), Lacerda
     OBS_TILES = 20               # reputation tiles
     OBS_CONTRACTS = 20
@@ -16,7 +17,7 @@ cdef enum:
     O_PROGRESS = O_NUM_PLAYERS + 4                  # 2: turns / 100, rounds / 20
     O_EA_USED = O_PROGRESS + 2                      # 1
     O_END_TRIGGERED = O_EA_USED + 1                 # 1
-    O_TURNS_LEFT = O_END_TRIGGERED + 1              # 1: / 4, 0 until triggered
+    O_TURNS_LEFT = O_END_TRIGGERED + 1              # 1: / 8, 0 until triggered
     O_INTERMEDIATE = O_TURNS_LEFT + 1               # 2: pending, done
     O_KO_ACTIVE = O_INTERMEDIATE + 2                # 1
     O_PASSES = O_KO_ACTIVE + 1                      # 1: / 8
@@ -25,7 +26,8 @@ cdef enum:
     O_TASK_KIND = O_TO_MOVE + 6                     # 33
     O_TASK_A = O_TASK_KIND + OBS_TASK_KINDS         # 24
     O_TASK_ARGS = O_TASK_A + OBS_TASK_A             # 3: a, b, c / 20
-    O_OWN_CURATOR = O_TASK_ARGS + 3                 # 4
+    O_TASK_STACK = O_TASK_ARGS + 3                  # 49: kinds pending below the top
+    O_OWN_CURATOR = O_TASK_STACK + OBS_STACK_KINDS  # 4
     O_OWN_DEALER = O_OWN_CURATOR + 4                # 4
     # ---- the board
     O_BAG = O_OWN_DEALER + 4                        # 3: / 10
@@ -63,8 +65,7 @@ cdef enum:
     O_SEATS = O_LACERDA_TURN + 1
 
     # ---- one seat's block (offsets from the block's start)
-    S_PRESENT = 0                                   # 1
-    S_MONEY = S_PRESENT + 1                         # 1: / 100
+    S_MONEY = 0                                     # 1: / 100
     S_INFLUENCE = S_MONEY + 1                       # 1: / 35
     S_LOBBY = S_INFLUENCE + 1                       # 3
     S_GALLERY = S_LOBBY + 3                         # 3

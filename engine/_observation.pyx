@@ -8,7 +8,7 @@ cards; never the other players' cards (the only hidden information of the engine
 bag, the tile stacks and the contract deck are sets, whose contents every player can
 count; their order is chance). The point of view is the player's: seat block k is player
 (player + k) % n, and every owner of a piece on the board is such a relative seat (or
-Lacerda, solo). Absent seats are zero; the player count is a one-hot.
+Lacerda, solo). Absent seats are zero; the player count is a one-hot (num_players).
 
 Scales: money / 100, influence / 35, fame / 19, other counts as small integers or
 divided by a documented constant, categories as one-hots (all zero: none). The offsets
@@ -41,7 +41,6 @@ cdef inline void _hot(float* out, int index, int size) noexcept nogil:
 
 cdef void _seat(const PlayerC* p, float* o) noexcept nogil:
     cdef int i, t
-    o[S_PRESENT] = 1.0
     o[S_MONEY] = p.money / 100.0
     o[S_INFLUENCE] = p.influence / 35.0
     for i in range(3):
@@ -83,7 +82,7 @@ cdef int observation_fill(const StateC* s, int player, float* out) noexcept nogi
     out[O_EA_USED] = s.ea_used
     out[O_END_TRIGGERED] = s.end_triggered
     if s.end_triggered:
-        out[O_TURNS_LEFT] = s.turns_left / 4.0
+        out[O_TURNS_LEFT] = s.turns_left / 8.0
     out[O_INTERMEDIATE] = s.intermediate_pending
     out[O_INTERMEDIATE + 1] = s.intermediate_done
     out[O_KO_ACTIVE] = s.ko_active
@@ -103,6 +102,8 @@ cdef int observation_fill(const StateC* s, int player, float* out) noexcept nogi
         out[O_TASK_ARGS] = top.a / 20.0
         out[O_TASK_ARGS + 1] = top.b / 20.0
         out[O_TASK_ARGS + 2] = top.c / 20.0
+        for i in range(s.num_tasks - 1):
+            _hot(out + O_TASK_STACK, s.tasks[i].kind - 1, OBS_STACK_KINDS)
     _hot(out + O_OWN_CURATOR, s.players[player].curator, 4)
     _hot(out + O_OWN_DEALER, s.players[player].dealer, 4)
     # ---- the board
@@ -176,7 +177,7 @@ _GAME = (
     ("progress", O_PROGRESS, 2, "turns started / 100, and / (20 x players) (rounds / 20)", 0, 3),
     ("ea_used", O_EA_USED, 1, "1 once the turn's executive action was taken", 0, 1),
     ("end_triggered", O_END_TRIGGERED, 1, "1 once two end conditions held (R-END-1)", 0, 1),
-    ("turns_left", O_TURNS_LEFT, 1, "turns still to play after the current one / 4, once triggered (0 before)", 0, 1),
+    ("turns_left", O_TURNS_LEFT, 1, "turns still to play after the current one (up to 2 x players - 1) / 8, once triggered (0 before)", 0, 1),
     ("intermediate", O_INTERMEDIATE, 2, "intermediate scoring pending, done", 0, 1),
     ("ko_active", O_KO_ACTIVE, 1, "1 while the kicked-out owner takes its KO action", 0, 1),
     ("passes", O_PASSES, 1, "consecutive turns whose location action was a pass / 8 (stall rule)", 0, 2),
@@ -185,6 +186,7 @@ _GAME = (
     ("task_kind", O_TASK_KIND, OBS_TASK_KINDS, "the pending decision or chance event: one-hot of its task kind 1..33 (engine TASK_KINDS, index kind - 1); zero at the end", 0, 1),
     ("task_a", O_TASK_A, OBS_TASK_A, "one-hot of the pending task's argument a (0..23: location, artist, space, slot... by kind)", 0, 1),
     ("task_args", O_TASK_ARGS, 3, "the pending task's arguments a, b, c / 20 (-1 = none)", -1, 7),
+    ("task_stack", O_TASK_STACK, OBS_STACK_KINDS, "the work still pending below the top task: multi-hot of the task kinds 1..49 on the stack (index kind - 1), automatic steps included", 0, 1),
     ("own_curator", O_OWN_CURATOR, 4, "one-hot of the observer's Curator card (the other players' are hidden)", 0, 1),
     ("own_dealer", O_OWN_DEALER, 4, "one-hot of the observer's Art Dealer card", 0, 1),
 )
@@ -223,7 +225,6 @@ _BOARD = (
     ("lacerda_turn", O_LACERDA_TURN, 1, "solo: 1 when Lacerda's move is due at the end of the turn", 0, 1),
 )
 _SEAT = (
-    ("present", S_PRESENT, 1, "1 if the seat is in the game", 0, 1),
     ("money", S_MONEY, 1, "money ($) / 100", 0, 10),
     ("influence", S_INFLUENCE, 1, "influence / 35", 0, 1),
     ("lobby", S_LOBBY, 3, "visitors in the lobby: VIP, investor, collector", 0, 14),

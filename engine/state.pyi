@@ -5,6 +5,8 @@ The TypedDicts below exist for type checkers only (import them under ``TYPE_CHEC
 """
 from typing import Any, TypedDict
 
+import numpy as np
+
 from typing_extensions import NotRequired
 
 #: ``GameState.current_player`` at a chance point.
@@ -73,6 +75,7 @@ class CoreBench(TypedDict):
     apply_undo_per_s: float
     apply_per_s: float
     undo_per_s: float
+    observation_per_s: float
     ns: dict[str, float]
     _sink: NotRequired[int]
 
@@ -135,6 +138,9 @@ class GameState:
         """Raise InvalidStateError naming the first broken invariant."""
     def view(self, player: int) -> GameState:
         """What ``player`` may know: the opponents' Curator and Art Dealer cards hidden."""
+    def observation(self, player: int, out: np.ndarray | None = None) -> np.ndarray:
+        """What ``player`` sees (exactly ``view(player)``) as float32 of shape
+        (OBSERVATION_SIZE,), own seat first (docs/observation.md); fills ``out`` if given."""
     def resample_hidden(self, player: int, seed: int) -> GameState:
         """A copy in which everything ``player`` cannot see is freshly sampled."""
     def hidden_known(self) -> bool: ...

@@ -23,6 +23,8 @@ from gallerist.engine._observation cimport observation_fill, OBSERVATION_SIZE
 include "_raw.pxi"
 
 
+import numpy as _numpy
+
 from gallerist.engine._core import TaskKind
 from gallerist.engine.names import SCORING_STEPS
 from gallerist.engine.errors import IllegalActionError, InvalidStateError
@@ -133,15 +135,12 @@ def _check_seed(seed):
     return seed & 0xFFFFFFFFFFFFFFFF
 
 
-def _check_observation_out(out):
-    import numpy
-    if not isinstance(out, numpy.ndarray):
-        raise ValueError(f"out must be a numpy.ndarray, got {type(out).__name__}")
-    if out.dtype != numpy.float32 or out.shape != (OBSERVATION_SIZE,):
-        raise ValueError(f"out must be float32 of shape ({OBSERVATION_SIZE},), "
-                         f"got {out.dtype} of shape {out.shape}")
-    if not out.flags.c_contiguous or not out.flags.writeable:
-        raise ValueError("out must be a C-contiguous, writeable array")
+cdef _bad_observation_out(out):
+    """The ValueError for an `out` that is not a float32 (OBSERVATION_SIZE,) array."""
+    desc = (f"{out.dtype} of shape {out.shape}" + ("" if out.flags.c_contiguous else ", not C-contiguous")
+            + ("" if out.flags.writeable else ", read-only")) if hasattr(out, "flags") else type(out).__name__
+    return ValueError(f"out must be a C-contiguous, writeable float32 numpy array of shape "
+                      f"({OBSERVATION_SIZE},), got {desc}")
 
 
 cdef class GameState:
@@ -366,19 +365,22 @@ cdef class GameState:
                 v.s.players[p].dealer = -1
         return v
 
-    def observation(self, player: int, out=None):
+    def observation(self, player, out=None):
         """What `player` sees (exactly `view(player)`), as a float32 vector of
         OBSERVATION_SIZE numbers, own seat first (engine/_observation.pyx; the layout is
         `engine.observation_fields()`, docs/observation.md). `out`, a C-contiguous
         float32 array of shape (OBSERVATION_SIZE,), is filled and returned instead of a
         new array."""
         self._check_player(player)
+        cdef float[::1] buf
         if out is None:
-            import numpy
-            out = numpy.empty(OBSERVATION_SIZE, dtype=numpy.float32)
-        else:
-            _check_observation_out(out)
-        cdef float[::1] buf = out
+            out = _numpy.empty(OBSERVATION_SIZE, dtype=_numpy.float32)
+        try:
+            buf = out
+        except (TypeError, ValueError, BufferError):
+            raise _bad_observation_out(out) from None
+        if buf.shape[0] != OBSERVATION_SIZE or getattr(out, "ndim", 1) != 1:
+            raise _bad_observation_out(out)
         observation_fill(&self.s, <int>player, &buf[0])
         return out
 
@@ -539,9 +541,10 @@ def bench_core(num_players: int = 2, iterations: int = 100000, seed: int = 0,
                    the snapshot, the action and the restore, as GameState.apply/undo do
     - undo-only:   ``snap = pool[k]; call(&pool[k]); pool[k] = snap``, the two copies
                    alone; apply = (apply+undo) - (undo-only), undo = (undo-only - t_call) / 2
+    - observation: ``observation_fill(&pool[k], k % n, buf)`` (no subtraction: a real call)
 
     Returns rates per second (``copy_per_s``, ``memcpy_per_s``, ``legal_per_s``,
-    ``apply_undo_per_s``, ``apply_per_s``, ``undo_per_s``), the struct size
+    ``apply_undo_per_s``, ``apply_per_s``, ``undo_per_s``, ``observation_per_s``), the struct size
     ``state_bytes``, ``ns`` (nanoseconds per operation of each kind) and ``_sink``.
     """
     _check_players(num_players)
@@ -559,7 +562,8 @@ def bench_core(num_players: int = 2, iterations: int = 100000, seed: int = 0,
     cdef int n, r, reps = repeat
     cdef double t0, t1
     cdef double t_call = 1e300, t_copy = 1e300, t_memcpy = 1e300, t_legal = 1e300
-    cdef double t_au = 1e300, t_u = 1e300
+    cdef double t_au = 1e300, t_u = 1e300, t_obs = 1e300
+    cdef float obs[OBSERVATION_SIZE]
     rng.s = _check_seed(seed)
     # a pool of mid-game decision points (chance events resolved), one action each
     states = <StateC*>malloc(64 * sizeof(StateC))
@@ -623,6 +627,13 @@ def bench_core(num_players: int = 2, iterations: int = 100000, seed: int = 0,
                     count += states[k].num_tasks
                 t1 = _now()
                 t_u = min(t_u, t1 - t0)
+
+                t0 = _now()
+                for i in range(it):
+                    k = i & 63
+                    count += observation_fill(&states[k], k % np, obs)
+                t1 = _now()
+                t_obs = min(t_obs, t1 - t0)
     finally:
         free(states)
 
@@ -643,6 +654,7 @@ def bench_core(num_players: int = 2, iterations: int = 100000, seed: int = 0,
         "apply_undo_per_s": per_s(it, t_au),
         "apply_per_s": per_s(it, apply_s),
         "undo_per_s": per_s(it, undo_s),
+        "observation_per_s": per_s(it, t_obs),
         "ns": {
             "call": 1e9 * t_call / it,
             "copy": 1e9 * copy_s / it,
@@ -651,6 +663,7 @@ def bench_core(num_players: int = 2, iterations: int = 100000, seed: int = 0,
             "apply_undo": 1e9 * t_au / it,
             "apply": 1e9 * apply_s / it,
             "undo": 1e9 * undo_s / it,
+            "observation": 1e9 * t_obs / it,
         },
         "_sink": count,
     }
