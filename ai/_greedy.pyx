@@ -9,8 +9,8 @@ from libc.string cimport memcpy
 
 from gallerist.engine._core cimport (
     StateC, RngC, action_t, MAX_LEGAL, MAX_PLAYERS, PLAYER_CHANCE, rng_below, rng_next,
-    state_apply, state_chance_outcomes, state_current_player, state_legal_actions,
-    state_sample_chance,
+    NUM_ACTIONS, state_apply, state_chance_outcomes, state_current_player, state_is_legal,
+    state_legal_actions, state_sample_chance,
 )
 from gallerist.engine.state cimport GameState
 from gallerist.ai._common cimport max_other
@@ -111,10 +111,13 @@ cdef double turn_value(StateC* s, int p, Evaluator ev, RngC* rng) noexcept nogil
 
 
 cdef int greedy_turn_action(StateC* s, Evaluator ev, RngC* rng, double* values,
-                            action_t* moves) noexcept nogil:
-    """GreedyBot: each move scored by turn_value; the best (ties at random). Fills
-    moves/values and returns the number of moves; moves[0] is the choice."""
-    cdef int n = state_legal_actions(s, moves), i, p = state_current_player(s), best = 0, ties = 1
+                            action_t* moves, int given) noexcept nogil:
+    """GreedyBot: each move scored by turn_value; the best (ties at random). With
+    given > 0 the candidates are moves[0..given) (legal moves of s, checked by the
+    caller: the root restricted to them), else every legal move. Fills moves/values and
+    returns the number of moves; moves[0] is the choice."""
+    cdef int n = given if given > 0 else state_legal_actions(s, moves)
+    cdef int i, p = state_current_player(s), best = 0, ties = 1
     cdef StateC c
     cdef action_t ta
     cdef double tv
@@ -139,20 +142,31 @@ cdef int greedy_turn_action(StateC* s, Evaluator ev, RngC* rng, double* values,
     return n
 
 
-def greedy_moves(GameState state, unsigned long long seed, Evaluator evaluator not None):
+def greedy_moves(GameState state, unsigned long long seed, Evaluator evaluator not None,
+                 list only=None):
     """GreedyBot's scores: [(action, value)] with the chosen move first; value = the
-    mover's estimated money margin once its turn is finished greedily."""
+    mover's estimated money margin once its turn is finished greedily. `only`: score
+    just these moves (legal in `state`, no repeats; ai.bot.BaseBot.root_moves checks
+    them), else every legal move."""
     cdef Evaluator ev = evaluator.static()
     cdef StateC s
     cdef RngC r
     cdef action_t moves[MAX_LEGAL]
     cdef double values[MAX_LEGAL]
-    cdef int n, i
+    cdef int n, i, given = 0
     r.s = seed
     rng_next(&r)
     memcpy(&s, &state.s, sizeof(StateC))
+    if only is not None:
+        if not 0 < len(only) <= MAX_LEGAL:
+            raise ValueError(f"only: {len(only)} moves; give 1..{MAX_LEGAL}")
+        for a in only:
+            if not 0 <= a < NUM_ACTIONS or not state_is_legal(&s, <action_t>a):
+                raise ValueError(f"only: action {a} is not legal here")
+            moves[given] = <action_t>a
+            given += 1
     with nogil:
-        n = greedy_turn_action(&s, ev, &r, values, moves)
+        n = greedy_turn_action(&s, ev, &r, values, moves, given)
     return [(moves[i], values[i]) for i in range(n)]
 
 

@@ -54,6 +54,7 @@ cdef class MctsEngine:
     cdef StateC root
     cdef int stop_flag
     cdef object root_history
+    cdef object root_only        # the restricted root moves (a tuple), or None
     cdef int root_viewer
     cdef void _reset_tree(self, int i, uint64_t seed)
     cdef bint _follows_root(self, GameState state, int viewer, bint reuse)

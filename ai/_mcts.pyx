@@ -15,7 +15,7 @@ from libc.math cimport sqrt, log, tanh, INFINITY
 from libc.stdint cimport uint64_t, int32_t
 
 from gallerist.engine._core cimport (
-    StateC, RngC, action_t, MAX_LEGAL, MAX_PLAYERS, PLAYER_CHANCE, PLAYER_TERMINAL,
+    StateC, RngC, action_t, MAX_LEGAL, MAX_PLAYERS, NUM_ACTIONS, PLAYER_CHANCE, PLAYER_TERMINAL,
     rng_below, rng_next, state_apply, state_chance_outcomes, state_current_player,
     state_is_legal, state_legal_actions, state_resample_hidden, state_sample_chance,
 )
@@ -46,6 +46,26 @@ cdef int32_t tree_new_node(TreeC* t, int action) noexcept nogil:
     return t.size - 1
 
 
+cdef bint tree_add_children(TreeC* t, int32_t node, int player, const action_t* acts,
+                            int n, const float* priors) noexcept nogil:
+    """Expand `node` (`player` to move there) with one child per action of acts[0..n),
+    child i with the prior priors[i] (priors NULL: 0, unused by UCT)."""
+    cdef int i
+    cdef int32_t first = -1, c
+    for i in range(n):
+        c = tree_new_node(t, acts[i])
+        if c < 0:
+            return False
+        if priors != NULL:
+            t.nodes[c].prior = priors[i]
+        if i == 0:
+            first = c
+    t.nodes[node].first_child = first
+    t.nodes[node].num_children = n
+    t.nodes[node].player = player
+    return True
+
+
 cdef bint tree_expand(TreeC* t, int32_t node, StateC* s, ModelEvaluator pm, double* money,
                       double* win) noexcept nogil:
     """Create node's children: the legal actions of s, or its chance outcomes. With a
@@ -54,10 +74,8 @@ cdef bint tree_expand(TreeC* t, int32_t node, StateC* s, ModelEvaluator pm, doub
     cdef action_t buf[MAX_LEGAL]
     cdef int w[MAX_LEGAL]
     cdef float pr[MAX_LEGAL]
-    cdef int n, i
-    cdef int32_t first = -1, c
+    cdef int n
     cdef int player = state_current_player(s)
-    cdef bint priors = False
     if player == PLAYER_CHANCE:
         n = state_chance_outcomes(s, buf, w)
     elif player == PLAYER_TERMINAL:
@@ -65,23 +83,12 @@ cdef bint tree_expand(TreeC* t, int32_t node, StateC* s, ModelEvaluator pm, doub
     else:
         n = state_legal_actions(s, buf)
         if pm is not None:
-            priors = True
             if money != NULL:
                 pm.evaluate_policy(s, money, win, buf, n, pr)
             else:
                 pm.policy(s, buf, n, pr)
-    for i in range(n):
-        c = tree_new_node(t, buf[i])
-        if c < 0:
-            return False
-        if priors:
-            t.nodes[c].prior = pr[i]
-        if i == 0:
-            first = c
-    t.nodes[node].first_child = first
-    t.nodes[node].num_children = n
-    t.nodes[node].player = player
-    return True
+            return tree_add_children(t, node, player, buf, n, pr)
+    return tree_add_children(t, node, player, buf, n, NULL)
 
 
 cdef int32_t select_child(TreeC* t, int32_t node, double c_uct) noexcept nogil:
@@ -302,6 +309,7 @@ cdef class MctsEngine:
         self.mp.rp.solo_scale = solo_scale
         self.stop_flag = 0
         self.root_history = None
+        self.root_only = None
         self.root_viewer = -9
 
     def __dealloc__(self):
@@ -346,15 +354,35 @@ cdef class MctsEngine:
                 return -1
         return node
 
-    def prepare(self, GameState state, int viewer, uint64_t seed, bint reuse):
+    def prepare(self, GameState state, int viewer, uint64_t seed, bint reuse, only=None):
         """Set the root; keep the trees when `state` follows the previous root's history
-        (same viewer), otherwise start new ones. Returns how many nodes were reused."""
-        cdef int i
+        (same viewer), otherwise start new ones. `only`: search just these root moves
+        (legal in `state`, no repeats: ai.bot.BaseBot.root_moves checks them); a
+        restricted root is kept only for the same position and the same moves. Returns
+        how many nodes were reused."""
+        cdef int i, k, n_only = 0
         cdef int32_t node
         cdef list hist = state.history
         cdef long reused = 0
+        cdef action_t acts[MAX_LEGAL]
+        cdef float pr[MAX_LEGAL]
+        key = None
+        if only is not None:
+            key = tuple(only)
+            if not 0 < len(key) <= MAX_LEGAL:
+                raise ValueError(f"only: {len(key)} moves; give 1..{MAX_LEGAL}")
+            for a in key:
+                if not 0 <= a < NUM_ACTIONS or not state_is_legal(&state.s, <action_t>a):
+                    raise ValueError(f"only: action {a} is not legal here")
+                acts[n_only] = <action_t>a
+                n_only += 1
+        if n_only and self.prior is not None:
+            self.prior.policy(&state.s, acts, n_only, pr)
         can = self._follows_root(state, viewer, reuse)
         extra = hist[len(self.root_history):] if can else []
+        if key != self.root_only or (key is not None and extra):
+            can = False
+            extra = []
         memcpy(&self.root, &state.s, sizeof(StateC))
         self.mp.viewer = viewer
         for i in range(self.nthreads):
@@ -368,6 +396,13 @@ cdef class MctsEngine:
                     reused += self.trees[i].nodes[node].visits
                     continue
             self._reset_tree(i, (seed + 0x9E3779B97F4A7C15 * (i + 1)) & 0xFFFFFFFFFFFFFFFF)
+            # the root restricted to `only` (allow/avoid): expanded with just those moves
+            # (with a prior model, its policy over those moves as their priors)
+            if n_only and not tree_add_children(&self.trees[i], self.trees[i].root,
+                                                state_current_player(&state.s), acts, n_only,
+                                                pr if self.prior is not None else NULL):
+                raise MemoryError("mcts: cannot expand the root")
+        self.root_only = key
         self.root_history = list(hist)
         self.root_viewer = viewer
         self.stop_flag = 0

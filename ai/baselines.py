@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -23,13 +24,15 @@ class RandomBot(BaseBot):
         self._use_calibration(calibrated)
         self.rng = np.random.default_rng(seed)
 
-    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
-        """The legal moves in a random order, each with the evaluation after it."""
+    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
+                *, moves: Sequence[int] | None = None) -> Analysis:
+        """The legal moves (or `moves`, the Bot protocol's restriction) in a random
+        order, each with the evaluation after it."""
         player = decision_player(state)
         state = state.view(player)   # never read the opponents' hidden cards
         Budget.of(budget)
         t0 = time.perf_counter()
-        legal = state.legal_actions()
+        legal = self.root_moves(state, moves)
         order = [legal[i] for i in self.rng.permutation(len(legal))]
         moves = []
         for a in order:
@@ -64,17 +67,20 @@ class GreedyBot(BaseBot):
         self._calls = 0
         self._evaluator = HeuristicEvaluator()
 
-    def _scores(self, state: engine.GameState) -> list[tuple[int, float]]:
+    def _scores(self, state: engine.GameState,
+                only: list[int] | None = None) -> list[tuple[int, float]]:
         self._calls += 1
         return greedy_moves(state, (self.seed * 1_000_003 + self._calls) & 0xFFFFFFFFFFFFFFFF,
-                            self._evaluator)
+                            self._evaluator, only)
 
-    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
+    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
+                *, moves: Sequence[int] | None = None) -> Analysis:
         player = decision_player(state)
         state = state.view(player)   # never read the opponents' hidden cards
         Budget.of(budget)
         t0 = time.perf_counter()
-        scored = self._scores(state)
+        only = None if moves is None else self.root_moves(state, moves)
+        scored = self._scores(state, only)
         first, rest = scored[0], sorted(scored[1:], key=lambda r: (-r[1], r[0]))
         moves = []
         for a, value in [first] + rest:

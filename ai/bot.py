@@ -3,13 +3,13 @@ every bot inherits: anytime analysis with periodic reports, `stop()`, the defaul
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from gallerist import engine
 from gallerist.ai.calibration import Calibration
-from gallerist.engine.actions import action_to_string
+from gallerist.engine.actions import NOTATION, action_to_string, string_to_action
 
 ActionId = int
 
@@ -160,17 +160,79 @@ class Analysis:
         return "\n".join(rows)
 
 
+def restrict_moves(state: engine.GameState, allow: Sequence[ActionId | str] = (),
+                   avoid: Sequence[ActionId | str] = (), *, allow_name: str = "allow_moves",
+                   avoid_name: str = "avoid_moves") -> list[ActionId] | None:
+    """The root moves a search may consider (KataGo's allowMoves / avoidMoves): only
+    `allow` when given, else every legal move but `avoid`; None when neither is given
+    (every legal move). Moves are action ids or notation.
+
+    Args:
+        state: a decision point.
+        allow, avoid: at most one of them non-empty.
+        allow_name, avoid_name: how errors name the two (request fields, options).
+
+    Raises:
+        MoveRestrictionError: both given, a move unknown or not legal here (all named),
+            or no move left.
+    """
+    if allow and avoid:
+        raise MoveRestrictionError(allow_name, f"give {allow_name} or {avoid_name}, not both")
+    if not allow and not avoid:
+        return None
+    name, given = (allow_name, allow) if allow else (avoid_name, avoid)
+    legal = state.legal_actions()
+    ids: list[ActionId] = []
+    bad: list[str] = []
+    for move in given:
+        try:
+            a = string_to_action(move) if isinstance(move, str) else move
+            action_to_string(a)
+        except engine.IllegalActionError:
+            bad.append(f"{move!r} (unknown)")
+            continue
+        if a not in legal:
+            bad.append(f"{action_to_string(a)!r} (not legal here)")
+        elif a not in ids:
+            ids.append(a)
+    if bad:
+        raise MoveRestrictionError(name, ", ".join(bad) + "; legal: "
+                                   + " ".join(action_to_string(a) for a in legal))
+    out = ids if allow else [a for a in legal if a not in ids]
+    if not out:
+        raise MoveRestrictionError(name, "leaves no legal move to analyse")
+    return out
+
+
+class MoveRestrictionError(ValueError):
+    """A root-move restriction that cannot be applied: the message starts with the
+    option or field (`field`) that gave it."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"{field}: {problem}")
+        self.field = field
+        self.problem = problem
+
+
 class Bot(Protocol):
-    """What every bot provides (`BaseBot` gives the defaults of all but `analyze`)."""
+    """What every bot provides (`BaseBot` gives the defaults of all but `analyze`).
+
+    `moves` (in `analyze` and `analyses`) restricts the search's root to these legal
+    moves (`restrict_moves` builds it from allow/avoid lists; None: every legal move):
+    the search spends its whole budget below them and the analysis lists only them.
+    `BaseBot.root_moves` is the one check every bot applies to it.
+    """
 
     name: str
 
-    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis: ...
+    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
+                *, moves: Sequence[ActionId] | None = None) -> Analysis: ...
 
     def choose(self, state: engine.GameState) -> ActionId: ...
 
     def analyses(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
-                 interval_ms: float = 250.0) -> Iterator[Analysis]: ...
+                 interval_ms: float = 250.0, *,
+                 moves: Sequence[ActionId] | None = None) -> Iterator[Analysis]: ...
 
     def stop(self) -> None: ...
 
@@ -240,16 +302,43 @@ class BaseBot:
             m.win_probability = m.win_probabilities[player] if win else None
         return analysis
 
-    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
+    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
+                *, moves: Sequence[ActionId] | None = None) -> Analysis:
         """Every bot defines its own; a class that forgot to is told so."""
         raise TypeError(f"{type(self).__name__} does not define analyze(state, budget)")
+
+    @staticmethod
+    def root_moves(state: engine.GameState, moves: Sequence[ActionId] | None) -> list[ActionId]:
+        """The root moves a search of `state` considers: `moves` (the `Bot` protocol's
+        restriction), checked to be legal, without repeats, in their order; every
+        legal move when None.
+
+        Raises:
+            MoveRestrictionError: `moves` is empty, repeats a move or has one that is
+                not legal in `state` (field "moves").
+        """
+        legal = state.legal_actions()
+        if moves is None:
+            return legal
+        out = [int(a) for a in moves]
+        if not out:
+            raise MoveRestrictionError("moves", "is empty: give at least one legal move")
+        if len(set(out)) != len(out):
+            raise MoveRestrictionError("moves", f"repeats a move: {out}")
+        allowed = set(legal)
+        bad = [a for a in out if a not in allowed]
+        if bad:
+            raise MoveRestrictionError("moves", "not legal here: " + ", ".join(
+                action_to_string(a) if 0 <= a < len(NOTATION) else str(a) for a in bad))
+        return out
 
     def choose(self, state: engine.GameState) -> ActionId:
         """The best move of `analyze` with the bot's own budget."""
         return self.analyze(state).best.action
 
     def analyses(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
-                 interval_ms: float = 250.0) -> Iterator[Analysis]:
+                 interval_ms: float = 250.0, *,
+                 moves: Sequence[ActionId] | None = None) -> Iterator[Analysis]:
         """Anytime analysis: partial analyses about every `interval_ms` (each covering the
         whole search so far, `final` False), then the final one. This default cannot
         report partially: it yields only the final analysis.
@@ -258,8 +347,9 @@ class BaseBot:
             state: a decision point.
             budget: as for `analyze`.
             interval_ms: time between partial analyses, ms (> 0).
+            moves: as for `analyze`.
         """
-        yield self.analyze(state, budget)
+        yield self.analyze(state, budget, moves=moves)
 
     def stop(self) -> None:
         """Ask a running search to stop soon (it returns what it has); the request

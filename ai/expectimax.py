@@ -5,7 +5,7 @@ import dataclasses
 import math
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from gallerist import engine
@@ -97,11 +97,13 @@ class ExpectimaxBot(BaseBot):
         self._stop_requested = True
         self._engine.stop()
 
-    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
+    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
+                *, moves: Sequence[int] | None = None) -> Analysis:
         """Rank the legal moves by the mover's searched value.
 
         Contract: every listed move is legal; each move's value comes from the deepest
         completed iteration (at least depth 1 is always completed, whatever the budget).
+        With `moves` (the Bot protocol's restriction) only those root moves are searched.
         """
         player = decision_player(state)
         state = state.view(player)   # never read the opponents' hidden cards
@@ -111,7 +113,7 @@ class ExpectimaxBot(BaseBot):
         with self._lock:
             t0 = time.perf_counter()
             deadline = (time.monotonic() + time_ms / 1000.0) if time_ms > 0 else 0.0
-            order = state.legal_actions()
+            order = self.root_moves(state, moves)
             results: list[tuple[int, list[float]]] = []
             done_depth = 0
             nodes = 0
@@ -154,7 +156,8 @@ class ExpectimaxBot(BaseBot):
     # ------------------------------------------------------------------ the Bot protocol
 
     def analyses(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
-                 interval_ms: float = 250.0) -> Iterator[Analysis]:
+                 interval_ms: float = 250.0, *,
+                 moves: Sequence[int] | None = None) -> Iterator[Analysis]:
         """Deepen one depth at a time, yielding the analysis of each completed depth
         (at most one per `interval_ms`) while time is left; the last one, final, is the
         deepest completed."""
@@ -175,7 +178,8 @@ class ExpectimaxBot(BaseBot):
             if last is not None and (self.stop_requested or left <= 0):
                 break
             analysis = self.analyze(state, Budget(
-                depth=depth, time_ms=max(MIN_SEARCH_MS, left) if b.time_ms else 0.0))
+                depth=depth, time_ms=max(MIN_SEARCH_MS, left) if b.time_ms else 0.0),
+                moves=moves)
             complete = analysis.depth >= depth
             if last is None or analysis.depth >= last.depth:
                 last = analysis

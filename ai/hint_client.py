@@ -8,7 +8,7 @@ below `server` so that the bots may use it (`server.client` re-exports it).
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +28,20 @@ def bearer_metadata(token: str | None) -> tuple[tuple[str, str], ...]:
 
 def hint_request(state: engine.GameState | Any, *, bot: str = "", iterations: int = 0,
                  time_ms: int = 0, depth: int = 0, max_moves: int = 0, seed: int = 0,
-                 perspective: int | None = None, report_interval_ms: int = 0) -> Any:
-    """A HintRequest for `state` (an engine state or a `gallerist.v1.GameState`)."""
+                 perspective: int | None = None, report_interval_ms: int = 0,
+                 allow: Sequence[str | int] = (), avoid: Sequence[str | int] = (),
+                 query_id: str = "") -> Any:
+    """A HintRequest for `state`: an engine state, a `gallerist.v1.GameState`, or a
+    `gallerist.v1.GameMoves` (a setup and its moves). `allow`/`avoid`: moves as
+    notation or ids (allow_moves / avoid_moves)."""
     msg = state.to_proto() if isinstance(state, engine.GameState) else state
+    position = ({"game": msg} if isinstance(msg, hints_pb2.GameMoves) else {"state": msg})
     request = hints_pb2.HintRequest(
-        state=msg, budget=hints_pb2.Budget(iterations=iterations, time_ms=time_ms, depth=depth),
-        max_moves=max_moves, seed=seed, report_interval_ms=report_interval_ms)
+        **position,
+        budget=hints_pb2.Budget(iterations=iterations, time_ms=time_ms, depth=depth),
+        max_moves=max_moves, seed=seed, report_interval_ms=report_interval_ms,
+        allow_moves=[str(m) for m in allow], avoid_moves=[str(m) for m in avoid],
+        query_id=query_id)
     if bot:
         request.bot_spec = bot
     if perspective is not None:
@@ -88,6 +96,11 @@ class HintClient:
         """AnalyzeStream: the reports as they come."""
         return self.stub.AnalyzeStream(request, timeout=timeout,  # type: ignore[no-any-return]
                                        metadata=self.metadata)
+
+    def analyze_game(self, request: Any, timeout: float | None = None) -> Iterator[Any]:
+        """AnalyzeGame: the analysed positions as they come."""
+        return self.stub.AnalyzeGame(request, timeout=timeout,  # type: ignore[no-any-return]
+                                     metadata=self.metadata)
 
     def new_game(self, players: int = 2, seed: int = 0, timeout: float | None = None) -> Any:
         """NewGame."""

@@ -5,7 +5,7 @@ import dataclasses
 import math
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from gallerist import engine
@@ -160,12 +160,15 @@ class MctsBot(BaseBot):
         self._stop_requested = True
         self._engine.stop()
 
-    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
+    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
+                *, moves: Sequence[int] | None = None) -> Analysis:
         """Search from `state` and rank its legal moves by visits.
 
         Contract: every move in the result is legal in `state`; `moves[0]` is the most
         visited; visits sum to `iterations`; each `pv` starts with its move and is legal
-        when replayed from `state` (chance points taking the listed outcome).
+        when replayed from `state` (chance points taking the listed outcome). With
+        `moves` (the Bot protocol's restriction) the tree's root has only those children
+        and the result lists only them.
         """
         player = decision_player(state)
         state = state.view(player)   # never read the opponents' hidden cards
@@ -176,12 +179,13 @@ class MctsBot(BaseBot):
             iterations, time_ms = int(self.iterations), float(self.time_ms)
         if iterations <= 0 and time_ms <= 0:
             iterations = self.FALLBACK_ITERATIONS
-        legal = state.legal_actions()
+        legal = self.root_moves(state, moves)
         with self._lock:
             t0 = time.perf_counter()
             seed = (self.seed * 1_000_003 + self._calls) & 0xFFFFFFFFFFFFFFFF
             self._calls += 1
-            self._engine.prepare(state, player, seed, self.reuse)
+            self._engine.prepare(state, player, seed, self.reuse,
+                                 None if moves is None else legal)
             if self._stop_requested:     # a stop that came before prepare() reset the flag
                 self._engine.stop()
             deadline = (time.monotonic() + time_ms / 1000.0) if time_ms > 0 else 0.0
@@ -247,7 +251,8 @@ class MctsBot(BaseBot):
         return self._with_stopping_rule(BaseBot.budget_for(self, requested))
 
     def analyses(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
-                 interval_ms: float = 250.0) -> Iterator[Analysis]:
+                 interval_ms: float = 250.0, *,
+                 moves: Sequence[int] | None = None) -> Iterator[Analysis]:
         """Search in chunks of about `interval_ms`, one tree continued across chunks
         (tree reuse, whatever the `reuse` option), yielding the analysis of the whole
         search so far after each chunk; the last one is final. Iterations are counted
@@ -268,7 +273,7 @@ class MctsBot(BaseBot):
                     return
                 chunk = Budget(iterations=max(0, total - done) if total else 0,
                                time_ms=max(MIN_SEARCH_MS, min(interval_ms, left_ms)))
-                analysis = self.analyze(state, chunk)
+                analysis = self.analyze(state, chunk, moves=moves)
                 if last is not None and analysis.iterations < done:
                     # the tree was restarted (it had grown past half of max_nodes)
                     analysis.iterations += done

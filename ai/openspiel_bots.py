@@ -13,10 +13,12 @@ a fresh determinization every iteration instead.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from gallerist import engine
-from gallerist.ai.bot import Analysis, BaseBot, Budget, MoveInfo, decision_player
+from gallerist.ai.bot import (Analysis, BaseBot, Budget, MoveInfo, MoveRestrictionError,
+                              decision_player)
 from gallerist.engine.actions import action_to_string
 
 ActionId = int
@@ -30,6 +32,14 @@ def _require_openspiel(bot: str) -> Any:
     except ImportError as exc:
         raise ValueError(f"the {bot} bot needs OpenSpiel: pip install -e \".[openspiel]\" ({exc})") from None
     return og
+
+
+def _unrestricted(bot: str, state: engine.GameState, moves: Sequence[ActionId] | None) -> None:
+    """OpenSpiel's searches always search every legal root move: a restriction (the Bot
+    protocol's `moves`) other than all of them is refused, not filtered afterwards."""
+    if moves is not None and sorted(BaseBot.root_moves(state, moves)) != state.legal_actions():
+        raise MoveRestrictionError("moves", f"{bot} cannot restrict its root moves "
+                                            "(OpenSpiel searches every legal move)")
 
 
 def _derive_seed(seed: int, call: int) -> int:
@@ -167,7 +177,8 @@ class OpenSpielMctsBot(BaseBot):
         root, _, _ = self.search(state)
         return self._best(root, legal)
 
-    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
+    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
+                *, moves: Sequence[ActionId] | None = None) -> Analysis:
         """Search and list every legal move: OpenSpiel's choice first, then by visits.
 
         Contract: every legal move of `state` appears once; ``moves[0]`` is the move
@@ -180,6 +191,7 @@ class OpenSpielMctsBot(BaseBot):
         player = decision_player(state)
         view = state.view(player)
         legal = view.legal_actions()
+        _unrestricted(self.name, view, moves)
         if len(legal) == 1:
             Budget.of(budget)
             move = _evaluated_move(view, player, legal[0], pv=[legal[0]])
@@ -245,12 +257,14 @@ class OpenSpielRandomBot(BaseBot):
         os_state = self._games[n].state_from_engine(state.view(player))
         return int(self._bots[(n, player)].step(os_state))
 
-    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
+    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
+                *, moves: Sequence[ActionId] | None = None) -> Analysis:
         """OpenSpiel's random pick first, then the other legal moves in ascending order,
         each with the shared evaluation of the position after it."""
         player = decision_player(state)
         view = state.view(player)
         Budget.of(budget)
+        _unrestricted(self.name, view, moves)
         t0 = time.perf_counter()
         pick = self.choose(view)
         order = [pick] + [a for a in view.legal_actions() if a != pick]

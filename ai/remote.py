@@ -9,6 +9,7 @@ arena's workers) intact."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import grpc
@@ -82,16 +83,21 @@ class RemoteBot(BaseBot):
         self._client = HintClient(address, token=token or None)
         self._calls = 0
 
-    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None) -> Analysis:
+    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
+                *, moves: Sequence[int] | None = None) -> Analysis:
+        """The service's SuggestMoves; `moves` (the Bot protocol's restriction) goes as
+        allow_moves, so the remote search restricts its root."""
         from gallerist.ai.hint_client import hint_request
 
         player = decision_player(state)
         b = Budget.of(budget)
+        allow = [] if moves is None else self.root_moves(state, moves)
         self._calls += 1
         request = hint_request(
             state.view(player), bot=self.bot_spec, iterations=int(b.iterations),
             time_ms=int(b.time_ms), depth=int(b.depth),
-            seed=(self.seed * 1_000_003 + self._calls) % (1 << 63), perspective=player)
+            seed=(self.seed * 1_000_003 + self._calls) % (1 << 63), perspective=player,
+            allow=allow)
         reply = self._suggest(request)
         moves = [MoveInfo(action=m.action, notation=m.notation, visits=m.visits, depth=m.depth,
                           expected_money=list(m.expected_money),

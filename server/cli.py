@@ -15,7 +15,8 @@ from collections.abc import Sequence
 
 from gallerist.ai.calibration import CalibrationError
 from gallerist.ai.model_file import ModelFileError
-from gallerist.server.commands import CliError, arena, demo, hint, loadtest, new, play, replay, serve
+from gallerist.server.commands import (CliError, analyze, arena, demo, hint, loadtest, new, play,
+                                       replay, serve)
 
 __all__ = ["CliError", "build_parser", "main", "version"]
 
@@ -27,10 +28,11 @@ examples:
   gallerist hint game.json --bot mcts --time-ms 2000
   gallerist hint --demo --local --bot expectimax:depth=3
   gallerist play mcts:iterations=300 greedy --seed 4
+  gallerist analyze arena-games.jsonl --game 3 --bot mcts --time-ms 200
 """
 
 #: The commands, in the order of ``gallerist --help``.
-COMMANDS = (serve, hint, play, new, demo, arena, replay, loadtest)
+COMMANDS = (serve, hint, play, new, demo, arena, replay, analyze, loadtest)
 
 
 def version() -> str:

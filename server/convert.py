@@ -3,6 +3,7 @@ and bot objects, both ways, and nothing else: no gRPC, no bots, no limits. A fie
 does not translate is a `RequestError` naming it."""
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -10,12 +11,16 @@ from gallerist import engine
 from gallerist.ai.bot import Budget, MoveInfo
 from gallerist.engine.actions import NOTATION, action_to_string, describe_decision, string_to_action
 from gallerist.v1 import hints_pb2
-from gallerist.server.limits import RequestError
+from gallerist.ai.review_games import GameInput, GameInputError, game_from_moves, game_from_record
+from gallerist.server.limits import (MAX_GAME_ACTIONS, MAX_RECORD_CHARS, RequestError,
+                                     check_move_list, check_seed)
+from gallerist.ai.review import PositionReview
 from gallerist.server.search import Report
 from gallerist.server.state_cache import StateCache
 
-__all__ = ["BOT_KINDS", "action_from_request", "bot_spec", "budget_fields", "hint_response",
-           "legal_actions_response", "perspective", "position", "state_from_message"]
+__all__ = ["BOT_KINDS", "action_from_request", "analyzed_position", "bot_spec", "budget_fields", "hint_position",
+           "hint_response", "legal_actions_response", "perspective", "position",
+           "game_from_record_text", "game_input", "state_from_game", "state_from_message"]
 
 #: Bot names by `gallerist.v1.BotKind` number (0 = the server's default bot).
 BOT_KINDS: dict[int, str] = {1: "mcts", 2: "expectimax", 3: "greedy", 4: "random"}
@@ -57,6 +62,72 @@ def state_from_message(msg: Any, present: bool, field: str = "state",
         return engine.GameState.from_proto(msg)
     except engine.InvalidStateError as exc:
         raise state_error(exc, field) from None
+
+
+def _input_error(exc: GameInputError) -> RequestError:
+    head, _, rest = str(exc).partition(": ")
+    return RequestError(head, rest)
+
+
+def game_input(msg: Any, field: str = "game") -> GameInput:
+    """The game of a `gallerist.v1.GameMoves`, every move checked.
+
+    Raises:
+        RequestError: a bad player count or seed, both lists given, too many moves, or
+            an unknown or illegal move (naming its index and the move).
+    """
+    n = msg.num_players or 2
+    if not 1 <= n <= 4:
+        raise RequestError(f"{field}.num_players", f"{n} is outside 1..4 (1: solo against Lacerda)")
+    check_seed(msg.seed, f"{field}.seed")
+    if msg.actions and msg.notations:
+        raise RequestError(field, "give actions (ids) or notations, not both")
+    which = "notations" if msg.notations else "actions"
+    moves = check_move_list(getattr(msg, which), f"{field}.{which}", MAX_GAME_ACTIONS)
+    try:
+        return game_from_moves(int(msg.seed), n, [m if isinstance(m, str) else int(m) for m in moves],
+                               field_name=f"{field}.{which}")
+    except GameInputError as exc:
+        raise _input_error(exc) from None
+
+
+def state_from_game(msg: Any, field: str = "game") -> engine.GameState:
+    """The position a `gallerist.v1.GameMoves` reaches: its setup replayed with its moves
+    (errors as `game_input`)."""
+    game = game_input(msg, field)
+    return game.state_at(len(game.actions))
+
+
+def game_from_record_text(text: str, field: str = "record") -> GameInput:
+    """The game of one JSON game record line (`gallerist arena` / `play`).
+
+    Raises:
+        RequestError: too long, not JSON, not a record, or an illegal action.
+    """
+    if len(text) > MAX_RECORD_CHARS:
+        raise RequestError(field, f"{len(text)} characters is longer than the "
+                                  f"{MAX_RECORD_CHARS} allowed")
+    if not text.strip():
+        raise RequestError(field, "missing: give a game record line or a game")
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise RequestError(field, f"not JSON ({exc})") from None
+    if isinstance(data, dict) and isinstance(data.get("actions"), list) \
+            and len(data["actions"]) > MAX_GAME_ACTIONS:
+        raise RequestError(f"{field}.actions", f"{len(data['actions'])} moves is more than "
+                                               f"the {MAX_GAME_ACTIONS} allowed")
+    try:
+        return game_from_record(data, field)
+    except GameInputError as exc:
+        raise _input_error(exc) from None
+
+
+def hint_position(request: Any, cache: StateCache | None = None) -> engine.GameState:
+    """The position of a HintRequest: its `state`, or its `game` replayed."""
+    if request.WhichOneof("position") == "game":
+        return state_from_game(request.game)
+    return state_from_message(request.state, request.HasField("state"), cache=cache)
 
 
 def bot_spec(request: Any, default: str) -> tuple[str, str]:
@@ -109,12 +180,13 @@ def _root(a: Any) -> Any:
                                      expected_money=[float(x) for x in a.root.expected_money])
 
 
-def hint_response(report: Report, max_moves: int) -> Any:
+def hint_response(report: Report, max_moves: int, query_id: str = "") -> Any:
     """A search report as a HintResponse.
 
     Args:
         report: the report.
         max_moves: how many moves to include (0 = all).
+        query_id: the request's query id, echoed.
     """
     a = report.analysis
     moves = a.moves if max_moves <= 0 else a.moves[:max_moves]
@@ -127,7 +199,25 @@ def hint_response(report: Report, max_moves: int) -> Any:
         player=a.player, bot=a.bot, moves=[_move(m) for m in moves],
         legal_move_count=len(a.moves), stats=stats, final=report.final,
         budget=budget_message(report.budget), deadline_limited=report.deadline_limited,
-        stopped=report.stopped, root=_root(a))
+        stopped=report.stopped, root=_root(a), query_id=query_id)
+
+
+#: MoveLabel numbers by review label.
+_LABELS = {None: hints_pb2.MOVE_LABEL_NONE, "inaccuracy": hints_pb2.MOVE_LABEL_INACCURACY,
+           "mistake": hints_pb2.MOVE_LABEL_MISTAKE, "blunder": hints_pb2.MOVE_LABEL_BLUNDER}
+
+
+def analyzed_position(review: PositionReview, *, index: int, total: int, query_id: str,
+                      budget: Budget, deadline_limited: bool, max_moves: int) -> Any:
+    """One reviewed decision as an AnalyzedPosition."""
+    a = review.analysis
+    return hints_pb2.AnalyzedPosition(
+        query_id=query_id, index=index, total=total, ply=review.ply, player=review.player,
+        state=review.state.to_proto(), root=_root(a), played=_move(review.played),
+        best=_move(review.best), moves=[_move(m) for m in a.moves[:max_moves]],
+        loss=float(review.loss), label=_LABELS[review.label],
+        legal_move_count=len(review.state.legal_actions()), budget=budget_message(budget),
+        deadline_limited=deadline_limited)
 
 
 def position(state: engine.GameState) -> Any:

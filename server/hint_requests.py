@@ -7,15 +7,15 @@ build their searches here, from engine objects.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from gallerist import engine
-from gallerist.ai.bot import Bot
+from gallerist.ai.bot import Bot, MoveRestrictionError, restrict_moves
 from gallerist.v1 import state_pb2
 from gallerist.server.limits import Limits, RequestError, build_bot, check_budget
 from gallerist.server.search import Search, resolve_budget
 
-__all__ = ["check_position", "hint_search", "mover_cards_hidden"]
+__all__ = ["check_position", "hint_search", "mover_cards_hidden", "root_moves"]
 
 
 def check_position(state: engine.GameState, perspective: int | None) -> tuple[engine.GameState, int]:
@@ -71,7 +71,9 @@ def hint_search(state: engine.GameState, *, spec: str, seed: int,
                 budget: tuple[int, int, int], limits: Limits, perspective: int | None = None,
                 field: str = "bot_spec",
                 search_ms: Callable[[], float | None] = lambda: None,
-                make_bot: Callable[[str, int], Bot] = build_bot) -> Search:
+                make_bot: Callable[[str, int], Bot] = build_bot,
+                allow: Sequence[str | int] = (), avoid: Sequence[str | int] = (),
+                moves: list[int] | None = None) -> Search:
     """The search a hint asks for: the position checked (and reduced to the
     perspective's view), the bot built, the budget checked and sized.
 
@@ -87,6 +89,9 @@ def hint_search(state: engine.GameState, *, spec: str, seed: int,
             ms (None: no deadline); called once the position is checked and the bot
             built, just before the search starts.
         make_bot: builds a bot from a spec and a seed.
+        allow, avoid: the request's allow_moves / avoid_moves (notation, or action ids;
+            decimal strings are ids); at most one of them.
+        moves: the root moves already resolved (instead of allow/avoid).
 
     Returns:
         The search, not started.
@@ -96,10 +101,27 @@ def hint_search(state: engine.GameState, *, spec: str, seed: int,
     """
     position, mover = check_position(state, perspective)
     mover_cards_hidden(state, mover)
+    if moves is None:
+        moves = root_moves(position, allow, avoid)
     try:
         bot = make_bot(spec, seed)
     except RequestError as exc:
         raise RequestError(field, exc.problem) from None
     requested = check_budget(*budget, limits)
     resolved, deadline_limited = resolve_budget(bot, requested, limits, search_ms())
-    return Search(bot, position, resolved, deadline_limited=deadline_limited)
+    return Search(bot, position, resolved, deadline_limited=deadline_limited, moves=moves)
+
+
+def root_moves(state: engine.GameState, allow: Sequence[str | int],
+               avoid: Sequence[str | int]) -> list[int] | None:
+    """The root moves of a request's allow_moves / avoid_moves (None: every legal move).
+
+    Raises:
+        RequestError: both given, or a move unknown or illegal (naming every one).
+    """
+    def ids(moves: Sequence[str | int]) -> list[str | int]:
+        return [int(m) if isinstance(m, str) and m.strip().isdigit() else m for m in moves]
+    try:
+        return restrict_moves(state, ids(allow), ids(avoid))
+    except MoveRestrictionError as exc:
+        raise RequestError(exc.field, exc.problem) from None

@@ -18,7 +18,7 @@ from gallerist.ai.bot import Bot, Budget
 from gallerist.ai.spec import make_bot, parse_spec
 
 __all__ = ["Limits", "RequestError", "build_bot", "check_budget", "check_interval",
-           "check_seed", "check_spec"]
+           "check_move_list", "check_query_id", "check_seed", "check_spec"]
 
 #: Seeds are 0..2^63-1 (the bots add small offsets to them in 64-bit arithmetic).
 MAX_SEED = 2**63 - 1
@@ -208,6 +208,37 @@ def check_interval(interval_ms: int, limits: Limits) -> float:
         raise RequestError("report_interval_ms", f"{interval_ms} is outside {limits.whose} "
                            f"range {limits.min_interval_ms}..{limits.max_time_ms} ms")
     return float(interval_ms)
+
+
+#: Longest query_id accepted, characters.
+MAX_QUERY_ID_CHARS = 256
+#: Most actions in a game's move list (GameMoves): far above any real game's history.
+MAX_GAME_ACTIONS = 20_000
+#: Most entries in allow_moves / avoid_moves (there are 183 actions).
+MAX_MOVE_LIST = 183
+#: Longest text of one move in a list (no notation is longer).
+MAX_MOVE_CHARS = 64
+#: Longest game record line (AnalyzeGameRequest.record), characters.
+MAX_RECORD_CHARS = 1_000_000
+
+
+def check_query_id(query_id: str, field: str = "query_id") -> str:
+    """A client's query id, checked for length."""
+    if len(query_id) > MAX_QUERY_ID_CHARS:
+        raise RequestError(field, f"{len(query_id)} characters is longer than the "
+                                  f"{MAX_QUERY_ID_CHARS} allowed")
+    return query_id
+
+
+def check_move_list(moves: Any, field: str, most: int = MAX_MOVE_LIST) -> list[Any]:
+    """A list of moves from a request (ids or notation), checked for size only."""
+    if len(moves) > most:
+        raise RequestError(field, f"{len(moves)} moves is more than the {most} allowed")
+    for i, m in enumerate(moves):
+        if isinstance(m, str) and len(m) > MAX_MOVE_CHARS:
+            raise RequestError(f"{field}[{i}]", f"{len(m)} characters is longer than any "
+                                                "action's notation")
+    return list(moves)
 
 
 def check_seed(seed: int, field: str = "seed") -> int:

@@ -78,16 +78,18 @@ class Search:
         state: the position, at a decision point of the seat to move.
         budget: the resolved budget (`resolve_budget`): time_ms > 0.
         deadline_limited: passed through to the reports.
+        moves: the root moves to search (the Bot protocol's restriction), or None.
     """
 
     def __init__(self, bot: Bot, state: engine.GameState, budget: Budget, *,
-                 deadline_limited: bool = False) -> None:
+                 deadline_limited: bool = False, moves: list[int] | None = None) -> None:
         if budget.time_ms <= 0:
             raise ValueError("a search needs a time limit (resolve_budget gives one)")
         self.bot = bot
         self.state = state
         self.budget = budget
         self.deadline_limited = deadline_limited
+        self.moves = moves
         self._stopped = threading.Event()
         self._t0 = 0.0
 
@@ -130,7 +132,8 @@ class Search:
             Reports; the last one, and only it, has final=True.
         """
         self._t0 = time.perf_counter()
-        for analysis in self.bot.analyses(self.state, self._budget_now(), interval_ms):
+        for analysis in self.bot.analyses(self.state, self._budget_now(), interval_ms,
+                                          moves=self.moves):
             yield self._report(analysis, final=analysis.final)
 
     def _budget_now(self) -> Budget:
@@ -140,4 +143,5 @@ class Search:
         return self.budget
 
     def _whole(self) -> Report:
-        return self._report(self.bot.analyze(self.state, self._budget_now()), final=True)
+        return self._report(self.bot.analyze(self.state, self._budget_now(), moves=self.moves),
+                            final=True)

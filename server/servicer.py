@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,8 +28,9 @@ import grpc
 from gallerist import engine
 from gallerist.engine.actions import action_to_string, describe_decision
 from gallerist.v1 import hints_pb2
-from gallerist.ai.bot import Bot
+from gallerist.ai.bot import Bot, Budget
 from gallerist.ai.model_file import ModelFileError
+from gallerist.ai.review import analyse_position, position_seed
 from gallerist.server import convert
 from gallerist.server.hint_requests import hint_search
 from gallerist.server.limits import (
@@ -36,6 +39,8 @@ from gallerist.server.limits import (
     build_bot,
     check_budget,
     check_interval,
+    check_move_list,
+    check_query_id,
     check_seed,
     check_spec,
 )
@@ -191,13 +196,13 @@ class GalleristServicer:
             return self.limits.search_ms(
                 None if remaining is None or remaining > _NO_DEADLINE_S else remaining)
 
-        state = convert.state_from_message(request.state, request.HasField("state"),
-                                           cache=self.cache)
+        state = convert.hint_position(request, cache=self.cache)
         spec, field = convert.bot_spec(request, self.limits.default_bot)
         search = hint_search(state, spec=spec, seed=request.seed,
                              budget=convert.budget_fields(request), limits=self.limits,
                              perspective=convert.perspective(request), field=field,
-                             search_ms=search_ms, make_bot=self._make_bot)
+                             search_ms=search_ms, make_bot=self._make_bot,
+                             allow=list(request.allow_moves), avoid=list(request.avoid_moves))
         b = search.budget
         call.budget = f"{search.bot.name}/it={b.iterations},ms={b.time_ms:.0f},d={b.depth}"
         return search
@@ -211,6 +216,10 @@ class GalleristServicer:
         call.budget = f"{spec}/it={iterations},ms={time_ms},d={depth}"
         check_budget(iterations, time_ms, depth, self.limits)
         check_seed(request.seed)
+        check_query_id(request.query_id)
+        if hasattr(request, "allow_moves"):
+            check_move_list(request.allow_moves, "allow_moves")
+            check_move_list(request.avoid_moves, "avoid_moves")
         return int(opts.get("threads", 1))
 
     def _overloaded(self) -> Overloaded:
@@ -238,7 +247,7 @@ class GalleristServicer:
         need = self._check_search_request(request, call)
         with self._searching(request, context, call, need) as search:
             report = search.run()
-        return convert.hint_response(report, request.max_moves)
+        return convert.hint_response(report, request.max_moves, request.query_id)
 
     @_streaming
     def AnalyzeStream(self, request: Any, context: grpc.ServicerContext,
@@ -253,8 +262,86 @@ class GalleristServicer:
                     search.stop()
                     break
                 reports += 1
-                yield convert.hint_response(report, request.max_moves)
+                yield convert.hint_response(report, request.max_moves, request.query_id)
             call.extra = f" reports={reports}"
+
+    @_streaming
+    def AnalyzeGame(self, request: Any, context: grpc.ServicerContext,
+                    call: _Call) -> Iterator[Any]:
+        """Analyse every decision of a game, one AnalyzedPosition at a time (hints.proto)."""
+        need = self._check_search_request(request, call)
+        if request.WhichOneof("source") == "record":
+            game = convert.game_from_record_text(request.record)
+        elif request.HasField("game"):
+            game = convert.game_input(request.game)
+        else:
+            raise RequestError("game", "missing: give a game (setup and moves) or a record")
+        seats = list(request.seats)
+        bad = [s for s in seats if s >= game.players]
+        if bad or len(set(seats)) != len(seats):
+            raise RequestError("seats", f"{seats} must be distinct seats in 0..{game.players - 1}")
+        decisions = game.decisions(seats or None)
+        spec, field = convert.bot_spec(request, self.limits.default_bot)
+        requested = check_budget(*convert.budget_fields(request), self.limits)
+        try:
+            budget = self._make_bot(spec, 0).budget_for(requested)
+        except RequestError as exc:
+            raise RequestError(field, exc.problem) from None
+        max_moves = request.max_moves or 5
+        stopped = threading.Event()
+        current: list[Search] = []
+
+        def stop() -> None:
+            stopped.set()
+            for search in current:
+                search.stop()
+
+        def search_ms() -> float | None:
+            remaining = context.time_remaining()
+            return self.limits.search_ms(
+                None if remaining is None or remaining > _NO_DEADLINE_S else remaining)
+
+        with self.slots.hold(need) as ok:
+            if not ok:
+                raise self._overloaded()
+            if not context.add_callback(stop):
+                stop()
+            sent = 0
+            state = engine.new_game(num_players=game.players, seed=game.seed)
+            done = 0
+            for index, (ply, _seat) in enumerate(decisions):
+                for a in game.actions[done:ply]:
+                    state.apply(a)
+                done = ply
+                left = search_ms()
+                if stopped.is_set() or not context.is_active() or (left is not None and left < 1.0):
+                    break
+                reports: list[Any] = []
+                position = state.copy()
+
+                def search(b: Budget, moves: list[int] | None) -> Any:
+                    s = hint_search(position, spec=spec, seed=position_seed(request.seed, ply),
+                                    budget=(int(b.iterations), int(math.ceil(b.time_ms)),
+                                            int(b.depth)),
+                                    limits=self.limits, field=field, search_ms=search_ms,
+                                    make_bot=self._make_bot, moves=moves)
+                    current[:] = [s]
+                    if stopped.is_set():
+                        s.stop()
+                    with self.slots.running(s):
+                        report = s.run()
+                    reports.append(report)
+                    return report.analysis
+
+                review = analyse_position(position, game.actions[ply], search, budget, ply=ply)
+                if stopped.is_set() or not context.is_active():
+                    break
+                sent += 1
+                yield convert.analyzed_position(
+                    review, index=index, total=len(decisions), query_id=request.query_id,
+                    budget=reports[0].budget, max_moves=max_moves,
+                    deadline_limited=any(r.deadline_limited for r in reports))
+            call.extra = f" positions={sent}/{len(decisions)}"
 
     # ------------------------------------------------------------------ game play
 
@@ -325,6 +412,10 @@ def add_servicer(servicer: GalleristServicer, server: grpc.Server) -> None:
         "LegalActions": unary(servicer.LegalActions,
                               request_deserializer=_safe_parser(hints_pb2.LegalActionsRequest),
                               response_serializer=hints_pb2.LegalActionsResponse.SerializeToString),
+        "AnalyzeGame": grpc.unary_stream_rpc_method_handler(
+            servicer.AnalyzeGame,
+            request_deserializer=_safe_parser(hints_pb2.AnalyzeGameRequest),
+            response_serializer=hints_pb2.AnalyzedPosition.SerializeToString),
         "ApplyAction": unary(servicer.ApplyAction,
                              request_deserializer=_safe_parser(hints_pb2.ApplyActionRequest),
                              response_serializer=hints_pb2.ApplyActionResponse.SerializeToString),

@@ -47,6 +47,14 @@ def add(sub: Any) -> None:
     src.add_argument("state", nargs="?", help="state file (JSON; '-' for stdin)")
     src.add_argument("--demo", action="store_true",
                      help="a generated mid-game position (see --demo-seed, --players)")
+    src.add_argument("--moves-file", metavar="FILE",
+                     help="the position after a game's moves: a move list (JSON: seed, "
+                          "players, moves) or a game record (JSON Lines, its first game); "
+                          "sent to a server as the setup and moves")
+    p.add_argument("--allow", default=None, metavar="M1,M2",
+                   help="analyse only these moves (notation or ids, comma-separated)")
+    p.add_argument("--avoid", default=None, metavar="M1,M2",
+                   help="analyse every legal move but these")
     add_demo_game(p, players_help="players of the demo game")
     p.add_argument("--local", action="store_true", help="search in this process, no server")
     p.add_argument("--perspective", type=int, default=None, metavar="SEAT",
@@ -60,9 +68,32 @@ def add(sub: Any) -> None:
     add_client_options(p)
 
 
+def _move_list(text: str | None) -> list[str]:
+    return [m.strip() for m in text.split(",") if m.strip()] if text else []
+
+
+def _game(args: argparse.Namespace) -> Any:
+    """The GameMoves of --moves-file (None without it)."""
+    from gallerist.ai.review_games import GameInputError, read_game
+    from gallerist.v1 import hints_pb2
+
+    if not getattr(args, "moves_file", None):
+        return None
+    try:
+        game = read_game(args.moves_file)
+    except OSError as exc:
+        raise CliError(f"cannot read {args.moves_file}: {exc.strerror or exc}") from None
+    except GameInputError as exc:
+        raise CliError(str(exc)) from None
+    return hints_pb2.GameMoves(num_players=game.players, seed=game.seed, actions=game.actions)
+
+
 def _load_state(args: argparse.Namespace) -> engine.GameState:
     if args.demo:
         return demo_state(seed=args.demo_seed, players=args.players)
+    game = _game(args)
+    if game is not None:
+        return convert.state_from_game(game)
     try:
         text = sys.stdin.read() if args.state == "-" else Path(args.state).read_text()
     except OSError as exc:
@@ -75,10 +106,14 @@ def _load_state(args: argparse.Namespace) -> engine.GameState:
 
 def request(args: argparse.Namespace, state: engine.GameState) -> Any:
     """The HintRequest of the search options in `args`."""
-    return hint_request(state, bot=args.bot, iterations=args.iterations, time_ms=args.time_ms,
+    game = _game(args)
+    return hint_request(state if game is None else game, bot=args.bot,
+                        iterations=args.iterations, time_ms=args.time_ms,
                         depth=args.depth, max_moves=0, seed=args.seed,
                         perspective=getattr(args, "perspective", None),
-                        report_interval_ms=getattr(args, "interval_ms", 0))
+                        report_interval_ms=getattr(args, "interval_ms", 0),
+                        allow=_move_list(getattr(args, "allow", None)),
+                        avoid=_move_list(getattr(args, "avoid", None)))
 
 
 def _local_search(args: argparse.Namespace, state: engine.GameState) -> tuple[Search, float]:
@@ -93,9 +128,11 @@ def _local_search(args: argparse.Namespace, state: engine.GameState) -> tuple[Se
             args.bot, f"--bot {args.bot}", change="--time-ms")
         search = hint_search(state, spec=spec, seed=args.seed,
                              budget=(args.iterations, args.time_ms, args.depth),
-                             limits=LOCAL_LIMITS, perspective=args.perspective)
+                             limits=LOCAL_LIMITS, perspective=args.perspective,
+                             allow=_move_list(args.allow), avoid=_move_list(args.avoid))
     except RequestError as exc:
-        raise CliError(str(exc)) from None
+        option = {"allow_moves": "--allow", "avoid_moves": "--avoid"}.get(exc.field)
+        raise CliError(f"{option}: {exc.problem}" if option else str(exc)) from None
     if note:
         print(note, file=sys.stderr)
     return search, interval_ms

@@ -211,3 +211,17 @@ def test_a_service_request_cannot_name_a_model_file():
         check_spec("mcts:prior=model,model=/etc/passwd", Limits())
     name, opts = check_spec("mcts:prior=model,model=x.npz", Limits(local=True))
     assert opts["model"] == "x.npz"
+
+
+def test_a_restricted_root_gets_the_policy_over_its_moves_as_priors(tmp_path):
+    """analyze(moves=...) builds the root from just those moves: with prior=model they
+    carry the policy renormalised over them, so PUCT still favours the high-prior one."""
+    s = first_decision(2)
+    legal = s.legal_actions()
+    target = legal[-1]
+    path = favouring(target, str(tmp_path / "fav.npz"))
+    bot = ai.make_bot(f"mcts:iterations=300,eval=model,prior=model,calibrated=false,model={path}",
+                      seed=2)
+    v = {m.action: m.visits for m in bot.analyze(s, moves=[legal[0], legal[1], target]).moves}
+    assert set(v) == {legal[0], legal[1], target}
+    assert v[target] > 0.5 * 300

@@ -157,7 +157,8 @@ def test_health_and_reflection(client: HintClient) -> None:
             "grpc.reflection.v1alpha.ServerReflection"} <= services
     service = DescriptorPool(db).FindServiceByName(SERVICE_NAME)
     assert {m.name for m in service.methods} == {
-        "SuggestMoves", "AnalyzeStream", "NewGame", "LegalActions", "ApplyAction"}
+        "SuggestMoves", "AnalyzeStream", "NewGame", "LegalActions", "ApplyAction",
+        "AnalyzeGame"}
     assert service.methods_by_name["AnalyzeStream"].server_streaming
 
 

@@ -46,7 +46,8 @@ def test_reflection_v1_describes_the_services(client: HintClient) -> None:
              for b in ours.file_descriptor_response.file_descriptor_proto]
     (hints,) = [f for f in files if f.name == "gallerist/v1/hints.proto"]
     assert {m.name for m in hints.service[0].method} == {
-        "SuggestMoves", "AnalyzeStream", "NewGame", "LegalActions", "ApplyAction"}
+        "SuggestMoves", "AnalyzeStream", "NewGame", "LegalActions", "ApplyAction",
+        "AnalyzeGame"}
     (own,) = [descriptor_pb2.FileDescriptorProto.FromString(b)
               for b in v1.file_descriptor_response.file_descriptor_proto]
     assert own.package == V1 and own.name == "grpc/reflection/v1/reflection.proto"

@@ -1,0 +1,212 @@
+"""The games `gallerist analyze` (and the AnalyzeGame rpc) read: a setup (seed and player
+count) and every action and chance outcome played since, from an arena/`play` record
+(JSON Lines, `ai.arena_records.GameRecord`) or a plain move list (JSON).
+
+A plain move list is one JSON object::
+
+    {"seed": 7, "players": 2, "moves": ["start:AC", 12, "chance:tile4", ...],
+     "names": ["alice", "bob"]}
+
+`moves` is the game's history in order (GameState.history): decisions and chance
+outcomes, each as notation or action id; `players` defaults to 2 and `names` to P0, P1...
+An illegal move is a `GameInputError` naming its index and the move.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from gallerist import engine
+from gallerist.engine.actions import action_to_string, string_to_action
+
+__all__ = ["GameInput", "GameInputError", "game_from_moves", "game_from_record", "read_game"]
+
+
+class GameInputError(ValueError):
+    """A game that cannot be read or replayed; the message says where (file, line,
+    field, move index) and what is wrong."""
+
+
+@dataclass
+class GameInput:
+    """A game to analyse.
+
+    Attributes:
+        seed: the setup seed (`engine.new_game`).
+        players: the player count (1: solo against Lacerda).
+        actions: every action and chance outcome since setup, as ids, checked legal.
+        names: one name per seat (the record's bot specs, or the list's names).
+        game: the record's game number (None for a plain move list).
+        run: the record's run id ("" when none).
+        setup: the setup as the analysis header gives it ({"seed", "players"}).
+    """
+
+    seed: int
+    players: int
+    actions: list[int]
+    names: list[str]
+    game: int | None = None
+    run: str = ""
+    setup: dict[str, Any] = field(default_factory=dict)
+
+    def state_at(self, ply: int) -> engine.GameState:
+        """The position before action number `ply` (0 = after setup)."""
+        state = engine.new_game(num_players=self.players, seed=self.seed)
+        for a in self.actions[:ply]:
+            state.apply(a)
+        return state
+
+    def decisions(self, seats: Sequence[int] | None = None) -> list[tuple[int, int]]:
+        """The (ply, seat) of every decision of `seats` (all when None), in game order;
+        chance outcomes are not decisions."""
+        state = engine.new_game(num_players=self.players, seed=self.seed)
+        out = []
+        for ply, a in enumerate(self.actions):
+            if not state.is_chance():
+                seat = int(state.current_player)
+                if seats is None or seat in seats:
+                    out.append((ply, seat))
+            state.apply(a)
+        return out
+
+
+def _move_id(move: Any, where: str) -> int:
+    if isinstance(move, bool) or not isinstance(move, (int, str)):
+        raise GameInputError(f"{where}: {move!r} is not an action id or notation")
+    try:
+        a = string_to_action(move) if isinstance(move, str) else move
+        action_to_string(a)
+    except engine.IllegalActionError as exc:
+        raise GameInputError(f"{where}: {exc}") from None
+    return int(a)
+
+
+def game_from_moves(seed: Any, players: Any, moves: Any, *, names: Any = None,
+                    field_name: str = "moves", game: int | None = None,
+                    run: str = "") -> GameInput:
+    """A game from its setup and moves, each move checked legal where it is played.
+
+    Args:
+        seed: setup seed (0..2^63-1).
+        players: 1..4.
+        moves: the history, as ids or notation.
+        names: one name per seat, or None.
+        field_name: how errors name the move list ("moves", "game.actions").
+
+    Raises:
+        GameInputError: a bad seed or player count, or an unknown or illegal move
+            (naming its index and the move).
+    """
+    if isinstance(players, bool) or not isinstance(players, int) or not 1 <= players <= 4:
+        raise GameInputError(f"players: {players!r} is not 1..4")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise GameInputError(f"seed: {seed!r} is not an integer in 0..2^63-1")
+    if not isinstance(moves, list):
+        raise GameInputError(f"{field_name}: expected a list of moves, got {type(moves).__name__}")
+    if names is None:
+        names = [f"P{i}" for i in range(players)]
+    if not isinstance(names, list) or len(names) != players or not all(isinstance(x, str) for x in names):
+        raise GameInputError(f"names: expected {players} strings (one per seat), got {names!r}")
+    state = engine.new_game(num_players=players, seed=seed)
+    actions = []
+    for i, move in enumerate(moves):
+        where = f"{field_name}[{i}]"
+        a = _move_id(move, where)
+        if state.is_terminal():
+            raise GameInputError(f"{where}: {action_to_string(a)}: the game is already over")
+        try:
+            state.apply(a)
+        except engine.IllegalActionError as exc:
+            raise GameInputError(f"{where}: {action_to_string(a)} is illegal: {exc}") from None
+        actions.append(a)
+    return GameInput(seed=seed, players=players, actions=actions, names=list(names),
+                     game=game, run=run, setup={"seed": seed, "players": players})
+
+
+def game_from_record(data: Any, where: str = "record") -> GameInput:
+    """A game from one arena/`play` record (a parsed JSON object with "seed", "bots"
+    and "actions").
+
+    Raises:
+        GameInputError: a field missing or wrong, or an illegal action (naming it).
+    """
+    if not isinstance(data, dict):
+        raise GameInputError(f"{where}: expected a JSON object, got {type(data).__name__}")
+    for key in ("seed", "bots", "actions"):
+        if key not in data:
+            raise GameInputError(f"{where}: field {key!r} is missing (not a game record)")
+    bots = data["bots"]
+    if not isinstance(bots, list) or not 1 <= len(bots) <= 4:
+        raise GameInputError(f"{where}.bots: expected 1 to 4 bot names")
+    game = data.get("game")
+    return game_from_moves(data["seed"], len(bots), data["actions"],
+                           names=[str(b) for b in bots], field_name=f"{where}.actions",
+                           game=game if isinstance(game, int) else None,
+                           run=str(data.get("run") or ""))
+
+
+def _plain(data: dict[str, Any], path: str) -> GameInput:
+    unknown = set(data) - {"seed", "players", "moves", "names"}
+    if unknown:
+        raise GameInputError(f"{path}: unknown field(s) {', '.join(sorted(unknown))} "
+                             "(a move list has seed, players, moves, names)")
+    if "seed" not in data or "moves" not in data:
+        raise GameInputError(f"{path}: a move list needs 'seed' and 'moves'")
+    return game_from_moves(data["seed"], data.get("players", 2), data["moves"],
+                           names=data.get("names"), field_name=f"{path}: moves")
+
+
+def read_game(path: str, game: int | None = None, run: str | None = None) -> GameInput:
+    """The game of a file: a plain move list (one JSON object with "moves"), or game
+    number `game` (default: the only or first one) of a JSON Lines file of records.
+
+    Raises:
+        OSError: the file cannot be read.
+        GameInputError: not a game file, no such game, or an illegal move.
+    """
+    from gallerist.ai.arena_records import RecordsError, find_game
+
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    try:
+        whole = json.loads(text)
+    except ValueError:
+        whole = None
+    if isinstance(whole, dict) and "moves" in whole:
+        if game is not None or run is not None:
+            raise GameInputError(f"{path}: a move list holds one game; --game and --run "
+                                 "are for record files")
+        return _plain(whole, path)
+    records: list[tuple[int, dict[str, Any]]] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as exc:
+            raise GameInputError(f"{path}:{n}: not JSON ({exc})") from None
+        if not isinstance(obj, dict) or "actions" not in obj:
+            raise GameInputError(f"{path}:{n}: not a game record (no 'actions') nor a move "
+                                 "list (no 'moves')")
+        records.append((n, obj))
+    if not records:
+        raise GameInputError(f"{path}: no game in the file")
+    if game is None and run is None:
+        n, obj = records[0]
+        return game_from_record(obj, f"{path}:{n}")
+    from gallerist.ai.arena_records import GameRecord
+    try:
+        recs = [GameRecord(**obj) for _, obj in records]
+    except TypeError as exc:
+        raise GameInputError(f"{path}: not arena records ({exc})") from None
+    try:
+        if game is None:
+            game = next(r.game for r in recs if r.run == run)
+        found = find_game(recs, game, run, path)
+    except StopIteration:
+        raise GameInputError(f"{path}: no run {run!r}") from None
+    except RecordsError as exc:
+        raise GameInputError(str(exc)) from None
+    i = recs.index(found)
+    return game_from_record(records[i][1], f"{path}:{records[i][0]}")

@@ -1,0 +1,170 @@
+"""``gallerist analyze``: a whole game reviewed by a bot (`ai.review`): for every decision
+of the chosen seats, the evaluation before the move, the move played and the best move,
+the loss and its label; written as JSON Lines, summarised per player. Positions run in
+parallel on worker processes with a progress bar; Ctrl-C keeps what was analysed (the
+file is written with ``"complete": false``, exit status 130)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from gallerist.ai.review import SOLO_THRESHOLDS, THRESHOLDS
+from gallerist.server.commands import CliError
+from gallerist.server.commands.options import (
+    LOCAL_LIMITS,
+    MAX_SEED,
+    MAX_UINT32,
+    add_command,
+    check_output_path,
+    int_range,
+)
+
+__all__ = ["add", "run"]
+
+#: Time per position when neither --time-ms nor --iterations is given, ms.
+DEFAULT_TIME_MS = 200
+
+
+def add(sub: Any) -> None:
+    """Add ``analyze`` to the subcommands."""
+    p = add_command(
+        sub, "analyze", run, help="review a recorded game: every move against the best",
+        description="Analyse every decision of a game (a JSON Lines record of `gallerist "
+                    "arena` or `play`, or a JSON move list {\"seed\", \"players\", \"moves\"}) "
+                    "with a bot: the evaluation before the move, the move played and the best "
+                    "move, the win probability lost (solo: $) and a label ("
+                    + ", ".join(f"{k} >= {v:g}" for k, v in THRESHOLDS.items()) + "; solo $"
+                    + ", $".join(f"{v:g}" for v in SOLO_THRESHOLDS.values()) + "). Writes JSON "
+                    "Lines and prints a summary per player. Ctrl-C keeps what was analysed.")
+    p.add_argument("record", metavar="RECORD", help="a game record file (JSON Lines) or a move list (JSON)")
+    p.add_argument("--game", type=int, default=None,
+                   help="game number (the record's `game`; default: the file's first game)")
+    p.add_argument("--run", default=None, help="run id, when several runs of the file have the game")
+    p.add_argument("--bot", default="mcts", metavar="SPEC", help="bot spec (default mcts)")
+    budget = p.add_mutually_exclusive_group()
+    budget.add_argument("--time-ms", type=int_range(1, MAX_UINT32), default=None, metavar="T",
+                        help=f"search time per position in ms (default {DEFAULT_TIME_MS}); a "
+                             "played move the search barely visited gets a quarter more")
+    budget.add_argument("--iterations", type=int_range(1, MAX_UINT32), default=None, metavar="K",
+                        help="MCTS iterations per position instead of a time")
+    p.add_argument("--seats", default=None, metavar="0,1",
+                   help="the seats whose decisions to analyse (default: all)")
+    p.add_argument("--workers", type=int_range(1, 256), default=None, metavar="W",
+                   help="positions analysed in parallel (default: every core)")
+    p.add_argument("--seed", type=int_range(0, MAX_SEED), default=0, help="search seed (default 0)")
+    p.add_argument("--top", type=int_range(1, 200), default=5, metavar="N",
+                   help="best moves listed per position (default 5)")
+    p.add_argument("--out", default=None, metavar="FILE.jsonl",
+                   help="output file (default: RECORD's name with .analysis.jsonl, here)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _seats(text: str | None, players: int) -> list[int]:
+    if text is None:
+        return list(range(players))
+    try:
+        seats = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise CliError(f"--seats {text!r}: expected seat numbers separated by commas, e.g. 0,1") from None
+    bad = [s for s in seats if not 0 <= s < players]
+    if not seats or bad or len(set(seats)) != len(seats):
+        raise CliError(f"--seats {text!r}: give distinct seats in 0..{players - 1}")
+    return seats
+
+
+def _write(path: str, lines: list[dict[str, Any]]) -> None:
+    """Write the lines atomically (a temporary file renamed)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".analysis-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            for line in lines:
+                fh.write(json.dumps(line) + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _table(summary: dict[str, Any], unit: str) -> str:
+    rows = [f"{'seat':<5}{'player':<28}{'decisions':>10}{'avg loss':>10}"
+            f"{'inaccuracies':>14}{'mistakes':>10}{'blunders':>10}"]
+    for p in summary["players"]:
+        c = p["counts"]
+        loss = f"{p['average_loss']:.3f}" if unit == "win probability" else f"${p['average_loss']:.1f}"
+        rows.append(f"{p['seat']:<5}{p['name'][:27]:<28}{p['decisions']:>10}{loss:>10}"
+                    f"{c['inaccuracy']:>14}{c['mistake']:>10}{c['blunder']:>10}")
+    return "\n".join(rows)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``gallerist analyze``."""
+    from tqdm import tqdm
+
+    from gallerist.ai.bot import Budget
+    from gallerist.ai.review import analyse_game, header_line, summary_line
+    from gallerist.ai.review_games import GameInputError, read_game
+    from gallerist.server.limits import RequestError, build_bot, check_spec
+
+    try:
+        game = read_game(args.record, args.game, args.run)
+    except OSError as exc:
+        raise CliError(f"cannot read {args.record}: {exc.strerror or exc}", status=1) from None
+    except GameInputError as exc:
+        raise CliError(str(exc)) from None
+    seats = _seats(args.seats, game.players)
+    try:
+        check_spec(args.bot, LOCAL_LIMITS, field="--bot")
+        build_bot(args.bot, 0, field="--bot")
+    except RequestError as exc:
+        raise CliError(str(exc)) from None
+    out = args.out or Path(args.record).name.rsplit(".", 1)[0] + ".analysis.jsonl"
+    check_output_path(out, "--out")
+    budget = (Budget(iterations=args.iterations) if args.iterations is not None
+              else Budget(time_ms=float(args.time_ms or DEFAULT_TIME_MS)))
+    workers = args.workers or os.cpu_count() or 1
+    header = header_line(game, source=args.record, bot=args.bot, budget=budget)
+    total = len(game.decisions(seats))
+    done: dict[int, dict[str, Any]] = {}
+    complete = False
+    failure: Exception | None = None
+    positions = analyse_game(game, args.bot, budget, seats=seats, workers=workers,
+                             seed=args.seed, max_moves=args.top)
+    bar = tqdm(total=total, unit="pos", desc="analysing", disable=args.no_progress,
+               file=sys.stderr)
+    try:
+        for line in positions:
+            done[line["ply"]] = line
+            bar.update(1)
+        complete = True
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: keeping the {len(done)} of {total} positions analysed",
+              file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - a search failed in a worker: keep the rest
+        failure = exc
+    finally:
+        positions.close()
+        bar.close()
+    ordered = [done[k] for k in sorted(done)]
+    summary = summary_line(game, ordered, seats, complete)
+    try:
+        _write(out, [header, *ordered, summary])
+    except OSError as exc:
+        raise CliError(f"cannot write {out}: {exc.strerror or exc}", status=1) from None
+    if failure is not None:
+        raise CliError(f"the analysis stopped after {len(ordered)} of {total} positions "
+                       f"(written to {out}): {type(failure).__name__}: {failure}", status=1)
+    unit = header["thresholds"]["unit"]
+    what = f"game {game.game}" if game.game is not None else "the game"
+    print(f"{what} of {args.record}: {len(ordered)} of {total} decisions analysed by {args.bot} "
+          f"({'%d iterations' % budget.iterations if budget.iterations else '%g ms' % budget.time_ms}"
+          f" per position); loss in {unit}")
+    print(_table(summary, unit))
+    print(f"wrote {out}")
+    return 0 if complete else 130
