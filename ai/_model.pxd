@@ -5,7 +5,7 @@ from gallerist.ai._evaluation cimport Evaluator
 
 cdef enum:
     MODEL_MAX_LAYERS = 8       # ai.model_file.MAX_LAYERS
-    MODEL_MAX_WIDTH = 1024     # ai.model_file.MAX_WIDTH: scratch buffers on the stack
+    MODEL_MAX_WIDTH = 4096     # ai.model_file.MAX_WIDTH: scratch buffers on the stack (32 KB)
     MODEL_SEATS = 4            # tensor seats of the value heads
     MODEL_VALUE_OUT = 8        # the value heads side by side: win logits 0..3, money 4..7
 

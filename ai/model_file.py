@@ -41,7 +41,7 @@ NUM_SEATS = 4
 NUM_ACTIONS = engine.NUM_DISTINCT_ACTIONS
 #: The widest hidden layer and the most layers the C evaluator takes (its scratch
 #: buffers are on the stack of the search threads).
-MAX_WIDTH = 1024
+MAX_WIDTH = 4096
 MAX_LAYERS = 8
 PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models", "default.npz")
 HEADER_KEYS = ("format", "format_version", "observation_version", "observation_size",
