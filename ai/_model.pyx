@@ -30,8 +30,8 @@ from libc.math cimport exp, INFINITY
 from posix.stdlib cimport posix_memalign
 
 from gallerist.engine._core cimport (
-    StateC, RngC, action_t, MAX_LEGAL, NUM_ACTIONS, PLAYER_CHANCE, PLAYER_TERMINAL,
-    solo_return, state_current_player, state_legal_actions,
+    StateC, RngC, action_t, MAX_LEGAL, NUM_ACTIONS, solo_return, state_current_player,
+    state_legal_actions,
 )
 from gallerist.engine._observation cimport observation_fill, OBSERVATION_SIZE
 from gallerist.engine.state cimport GameState
@@ -42,6 +42,7 @@ from gallerist.ai._evaluation import WIN_TEMPERATURE
 
 
 cdef extern from "_dense.h" nogil:
+    enum: GALLERIST_DENSE_MAX_IN   # the widest input a layer takes
     # y = b + x W for W (n_in, n_out) row-major, over the nonzero inputs (see _dense.h)
     void dense "gallerist_dense" (const float* x, int n_in, const float* w, const float* b,
                                   int n_out, float* y)
@@ -119,6 +120,7 @@ cdef class ModelEvaluator(Evaluator):
             raise ValueError(f"ModelEvaluator needs an ai.model_file.Model, got {type(model).__name__}")
         super().__init__(win_temperature=win_temperature)
         assert MAX_LAYERS == MODEL_MAX_LAYERS and MAX_WIDTH == MODEL_MAX_WIDTH and ACTIONS == NUM_ACTIONS
+        assert MODEL_MAX_WIDTH <= GALLERIST_DENSE_MAX_IN and OBSERVATION_SIZE <= GALLERIST_DENSE_MAX_IN
         layers = len(model.trunk)
         if not 1 <= layers <= MODEL_MAX_LAYERS:
             raise ValueError(f"model {model.source}: {layers} layers, the evaluator takes 1..{MODEL_MAX_LAYERS}")
