@@ -3,7 +3,7 @@
 Usage:
     python bench/model_bench.py                     # a random model of the default size
     python bench/model_bench.py --model FILE.npz    # a trained one
-    python bench/model_bench.py --hidden 128,64 --quick
+    python bench/model_bench.py --hidden 128,64 --quick --eval-only
 
 Prints:
 - µs per evaluation (the observation of the player to move + the forward pass, in C,
@@ -71,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", help="a model file (default: random weights of --hidden)")
     ap.add_argument("--hidden", default="64,64", help="trunk widths of the random model (default 64,64)")
     ap.add_argument("--quick", action="store_true", help="smaller counts")
+    ap.add_argument("--eval-only", action="store_true", help="time the evaluation only (no MCTS)")
     ap.add_argument("--json", help="also write the results to this file")
     args = ap.parse_args(argv)
     path = args.model
@@ -93,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
         results.setdefault("priors_us", {})[players] = pol
         print(f"  {players} players: value {us:6.2f} µs   priors (from Python) {pol:6.2f} µs")
 
+    if args.eval_only:
+        write_json(args.json, results)
+        return 0
     states = sample_states(2, 6 if args.quick else 20, seed=1, plies=(30, 200))
     iters = 2000 if args.quick else 6000
     specs = {"model": f"mcts:eval=model,prior=model,calibrated=false,model={path}",
