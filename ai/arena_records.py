@@ -66,6 +66,10 @@ class GameRecord:
     seconds: float
     run: str = ""
     arena: dict[str, Any] | None = None
+    #: False for a game stopped before its end (`gallerist play` with a human seat, on
+    #: quit, Ctrl-C or end of input): its actions stop where the game stopped, `money`
+    #: is the money then, `scores` is empty.
+    complete: bool = True
 
     def result(self) -> GameResult:
         return GameResult(bots=tuple(self.bots), money=tuple(self.money), returns=tuple(self.returns))
@@ -148,8 +152,10 @@ def find_game(records: Sequence[GameRecord], game: int, run: str | None, path: s
 
 def replay(record: GameRecord | dict[str, Any], on_action: Callable[[engine.GameState, int], None] | None = None
            ) -> engine.GameState:
-    """Replay a record's actions from its setup seed; returns the final state. Raises
-    ValueError if an action is illegal or the final money differs from the record."""
+    """Replay a record's actions from its setup seed; returns the final state (for an
+    incomplete record, the state where the game stopped). Raises ValueError if an action
+    is illegal, a complete record does not reach the end, or the money differs from the
+    record."""
     rec = record if isinstance(record, GameRecord) else GameRecord(**record)
     state = engine.new_game(num_players=len(rec.bots), seed=rec.seed)
     for i, a in enumerate(rec.actions):
@@ -159,7 +165,7 @@ def replay(record: GameRecord | dict[str, Any], on_action: Callable[[engine.Game
             state.apply(a)
         except engine.IllegalActionError as exc:
             raise ValueError(f"record of game {rec.game}: action #{i} is illegal: {exc}") from None
-    if not state.is_terminal():
+    if rec.complete and not state.is_terminal():
         raise ValueError(f"record of game {rec.game}: the actions do not reach the end")
     if state.money() != list(rec.money):
         raise ValueError(f"record of game {rec.game}: final money {state.money()} != recorded {rec.money}")

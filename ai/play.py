@@ -8,6 +8,14 @@ import numpy as np
 from gallerist import engine
 
 
+def draw_chance(state: engine.GameState, rng: np.random.Generator) -> int:
+    """A chance event's outcome drawn with its probability from `rng` (the game's chance
+    stream: `np.random.default_rng(seed)` deals the same luck to every seating)."""
+    outcomes = state.chance_outcomes()
+    probs = np.array([p for _, p in outcomes])
+    return int(outcomes[int(rng.choice(len(outcomes), p=probs / probs.sum()))][0])
+
+
 def play_game(bots: Sequence[Any], *, seed: int = 0, on_action: Callable[[engine.GameState, int, int], None] | None = None,
               max_actions: int = engine.MAX_GAME_LENGTH) -> engine.GameState:
     """Play one game: seat i is played by bots[i]; chance events come from the game's
@@ -28,9 +36,7 @@ def play_game(bots: Sequence[Any], *, seed: int = 0, on_action: Callable[[engine
         if state.is_terminal():
             return state
         if state.is_chance():
-            outcomes = state.chance_outcomes()
-            probs = np.array([p for _, p in outcomes])
-            action = outcomes[int(chance_rng.choice(len(outcomes), p=probs / probs.sum()))][0]
+            action = draw_chance(state, chance_rng)
             player = engine.CHANCE
         else:
             player = state.current_player

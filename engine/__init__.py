@@ -11,6 +11,7 @@ from gallerist.engine.state import (
     new_game,
     random_playouts,
 )
+from gallerist.engine.svg import svg  # the board as SVG (a function; the module is engine.svg's)
 
 __all__ = [
     "ACTION_BASES",
@@ -27,4 +28,5 @@ __all__ = [
     "new_game",
     "observation_fields",
     "random_playouts",
+    "svg",
 ]

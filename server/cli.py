@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 from gallerist.ai.calibration import CalibrationError
 from gallerist.ai.model_file import ModelFileError
-from gallerist.server.commands import (CliError, analyze, arena, demo, hint, loadtest, new, play,
-                                       replay, serve)
+from gallerist.server.commands import (CliError, analyze, apply, arena, demo, hint, legal,
+                                       loadtest, new, play, replay, review, serve)
 
 __all__ = ["CliError", "build_parser", "main", "version"]
 
@@ -28,11 +28,14 @@ examples:
   gallerist hint game.json --bot mcts --time-ms 2000
   gallerist hint --demo --local --bot expectimax:depth=3
   gallerist play mcts:iterations=300 greedy --seed 4
+  gallerist play human mcts --record game.jsonl   play at the terminal
+  gallerist legal game.json; gallerist apply game.json move:AC -o next.json
   gallerist analyze arena-games.jsonl --game 3 --bot mcts --time-ms 200
+  gallerist review analysis.jsonl --html review.html
 """
 
 #: The commands, in the order of ``gallerist --help``.
-COMMANDS = (serve, hint, play, new, demo, arena, replay, analyze, loadtest)
+COMMANDS = (serve, hint, play, new, legal, apply, demo, arena, replay, analyze, review, loadtest)
 
 
 def version() -> str:

@@ -61,6 +61,8 @@ def add(sub: Any) -> None:
                    help="best moves listed per position (default 5)")
     p.add_argument("--out", default=None, metavar="FILE.jsonl",
                    help="output file (default: RECORD's name with .analysis.jsonl, here)")
+    p.add_argument("--html", default=None, metavar="FILE.html",
+                   help="also write the review page of the analysis (`gallerist review`)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -126,6 +128,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     out = args.out or Path(args.record).name.rsplit(".", 1)[0] + ".analysis.jsonl"
     check_output_path(out, "--out")
+    if args.html:
+        check_output_path(args.html, "--html")
     budget = (Budget(iterations=args.iterations) if args.iterations is not None
               else Budget(time_ms=float(args.time_ms or DEFAULT_TIME_MS)))
     workers = args.workers or os.cpu_count() or 1
@@ -167,4 +171,11 @@ def run(args: argparse.Namespace) -> int:
           f" per position); loss in {unit}")
     print(_table(summary, unit))
     print(f"wrote {out}")
+    if args.html and ordered:
+        from gallerist.server.review_page import ReviewError, write_review_page
+        try:
+            write_review_page(out, args.html)
+        except (ReviewError, OSError) as exc:
+            raise CliError(f"cannot write the review page {args.html}: {exc}", status=1) from None
+        print(f"wrote {args.html} (the review page)")
     return 0 if complete else 130

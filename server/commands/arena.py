@@ -53,6 +53,11 @@ def add(sub: Any) -> None:
                     help="with --resume/--summarise: the run id (default: the file's last run)")
     ap.add_argument("--out", default="arena-results.json", help="results as JSON")
     ap.add_argument("--png", default="arena-ratings.png", help="ratings picture")
+    ap.add_argument("--html", default=None, metavar="FILE",
+                    help="also write the report as an HTML page, each game linked to its "
+                         "review page (REVIEWS/game-N.html) when one exists")
+    ap.add_argument("--reviews", default=None, metavar="DIR",
+                    help="folder of the games' review pages (default: the --html page's folder)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -114,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
     records = again or args.records
     # Every output path is checked before the first game: a bad one must not cost the games.
     outputs = [("--out", args.out), ("--png", args.png)]
+    if args.html:
+        outputs.append(("--html", args.html))
     if not args.summarise:
         outputs.append(("--resume" if args.resume else "--records", records))
     for option, path in outputs:
@@ -154,6 +161,14 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CliError(f"cannot write the results: {exc}; the games are in {records}",
                        status=1) from None
+    if args.html:
+        from gallerist.ai.arena_html import write_html_report
+        try:
+            linked = write_html_report(report, t.records, args.html, records, png=args.png,
+                                       reviews=args.reviews)
+        except OSError as exc:
+            raise CliError(f"cannot write {args.html}: {exc.strerror or exc}", status=1) from None
+        print(f"HTML report: {args.html} ({linked} games linked to a review page)")
     print(f"\nresults: {args.out}  games: {records}  picture: {args.png}")
     if t.error:
         raise CliError(f"{t.error}; the {len(t.records)} finished games are summarised above; "

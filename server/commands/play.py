@@ -1,6 +1,8 @@
-"""``gallerist play``: one game between bots in this process, printed move by move. An
-expectimax seat without a time budget gets the default one (announced); Ctrl-C stops the
-search under way and ends the game, naming the best move found so far (exit 130)."""
+"""``gallerist play``: one game between bots in this process, printed move by move, or a
+game at the terminal when a seat is ``human`` (`play_human`). An expectimax seat without
+a time budget gets the default one (announced); Ctrl-C stops the search under way and
+ends the game, naming the best move found so far (exit 130). ``--record`` saves the game
+in the arena's record format (`gallerist replay` reads it)."""
 from __future__ import annotations
 
 import argparse
@@ -12,7 +14,9 @@ from gallerist import engine
 from gallerist.engine.actions import action_to_string, decision_kind
 from gallerist.server.commands import CliError
 from gallerist.server.commands.interrupt import StopOnCtrlC
-from gallerist.server.commands.options import LOCAL_LIMITS, add_command, timed_spec
+from gallerist.server.commands.play_human import is_human
+from gallerist.server.commands.options import (LOCAL_LIMITS, add_command, check_output_path,
+                                               timed_spec)
 from gallerist.server.limits import RequestError, build_bot, check_spec
 
 __all__ = ["add", "run"]
@@ -26,11 +30,21 @@ def add(sub: Any) -> None:
                     "against Lacerda) and print every decision and chance event, the board at "
                     "each turn start, and the final scores.")
     p.add_argument("bots", nargs="+", metavar="SPEC",
-                   help="bot spec per seat, e.g. mcts:iterations=300 greedy")
+                   help="bot spec per seat, e.g. mcts:iterations=300 greedy, or human (a "
+                        "person at the terminal: moves typed with tab completion, ? for a "
+                        "hint, undo, quit)")
     p.add_argument("--seed", type=int, default=0, help="game and bot seed (default 0)")
     p.add_argument("--board", choices=("turn", "end", "none"), default="turn",
                    help="print the board at every turn start (default), only at the end, "
                         "or never")
+    p.add_argument("--record", default=None, metavar="FILE",
+                   help="write the game's record (one JSON line, the arena's format; "
+                        "`gallerist replay FILE`) at the end; with a human seat also on quit, "
+                        "Ctrl-C or end of input (default play-game.jsonl with a human seat, "
+                        "none otherwise)")
+    p.add_argument("--hint-bot", default=None, metavar="SPEC",
+                   help="the bot that answers ? at a human seat (default: the service's "
+                        f"default bot, {LOCAL_LIMITS.default_bot!r})")
 
 
 def _short(action: int) -> str:
@@ -38,7 +52,7 @@ def _short(action: int) -> str:
     return f"[{text.removeprefix('chance:')}]" if text.startswith("chance:") else text
 
 
-class _Interrupted(Exception):
+class _Interrupted(KeyboardInterrupt):
     """Ctrl-C stopped the search of `seat`; `best` is the move it had found so far."""
 
     def __init__(self, seat: int, best: str) -> None:
@@ -66,13 +80,17 @@ class _Seat:
 
 
 def _bots(specs: list[str], seed: int) -> list[Any]:
-    """One bot per seat, each spec checked against the local limits; a seat whose search
-    could run for hours gets the default time budget, announced on stderr."""
+    """One bot per seat (None for a human seat), each spec checked against the local
+    limits; a seat whose search could run for hours gets the default time budget,
+    announced on stderr."""
     if not 1 <= len(specs) <= 4:
         raise CliError(f"give 1 to 4 bot specs (one per seat; 1 = solo against Lacerda), "
                        f"got {len(specs)}")
-    bots = []
+    bots: list[Any] = []
     for seat, spec in enumerate(specs):
+        if is_human(spec):
+            bots.append(None)
+            continue
         try:
             check_spec(spec, LOCAL_LIMITS, field=f"bot of seat {seat}")
             spec, note = timed_spec(spec, f"seat {seat} ({spec})")
@@ -85,11 +103,43 @@ def _bots(specs: list[str], seed: int) -> list[Any]:
     return bots
 
 
+def _hint_bot(args: argparse.Namespace) -> Any:
+    """What builds the bot of ? (checked now, built on the first ?)."""
+    spec = args.hint_bot or LOCAL_LIMITS.default_bot
+    try:
+        check_spec(spec, LOCAL_LIMITS, field="--hint-bot")
+        spec, _ = timed_spec(spec, f"--hint-bot ({spec})")
+        build_bot(spec, args.seed, field="--hint-bot")
+    except RequestError as exc:
+        raise CliError(str(exc)) from None
+    return lambda: build_bot(spec, args.seed * 100 + 99, field="--hint-bot")
+
+
+def _save(args: argparse.Namespace, final: engine.GameState, seconds: float) -> None:
+    """The record of a finished bot game (`--record`)."""
+    from gallerist.ai.arena_records import GameRecord, new_run_id
+
+    rec = GameRecord(game=0, seed=args.seed, bots=list(args.bots), actions=final.history,
+                     money=final.money(), returns=final.returns(), scores=final.final_scores(),
+                     seconds=round(seconds, 3), run=new_run_id())
+    try:
+        with open(args.record, "w", encoding="utf-8") as fh:
+            fh.write(rec.to_json() + "\n")
+    except OSError as exc:
+        raise CliError(f"cannot write {args.record}: {exc.strerror or exc}", status=1) from None
+    print(f"saved the game to {args.record}", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     """``gallerist play``."""
     from gallerist.ai.play import play_game
 
     bots = _bots(args.bots, args.seed)
+    if args.record is not None:
+        check_output_path(args.record, "--record")
+    if any(b is None for b in bots):
+        from gallerist.server.commands import play_human
+        return play_human.run(args, bots, _hint_bot(args))
     out = sys.stdout
     t0 = time.perf_counter()
     line: list[str] = []
@@ -127,4 +177,6 @@ def run(args: argparse.Namespace) -> int:
         steps = ", ".join(f"{k} {v}" for k, v in score.items() if k not in ("total", "money"))
         out.write(f"  P{p} {args.bots[p]:<24} ${score['money']:>4}  ({steps})\n")
     out.write("Winner(s): " + ", ".join(f"P{w}" for w in final.winners()) + "\n")
+    if args.record is not None:
+        _save(args, final, time.perf_counter() - t0)
     return 0
