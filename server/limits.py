@@ -42,7 +42,7 @@ class Limits:
         max_time_ms: longest search time, ms.
         max_depth: deepest expectimax search, in decisions.
         max_threads: most threads one search may use (each takes one search slot).
-        max_nodes: largest MCTS tree (nodes; about 64 bytes each).
+        max_nodes: largest MCTS tree (nodes; 68 bytes each).
         max_tt_bits: largest expectimax transposition table, log2 of its entries
             (32 bytes each).
         default_bot: the bot spec used when a request names none.
