@@ -346,31 +346,31 @@ cdef int _artist_rules(const StateC* s) except -1:
                  f"{held[level]} on promoted artists != {PROMO_TOKENS}")
 
 
+_PRINTED = (("fame", "initial fame"), ("promotion", "printed level"))  # an artist's values
+
+
 cdef int _artist(const StateC* s, int a) except -1:
     """Fame and promotion never below the printed values (fame never drops); a face-down
     artist is as set up; bonus tiles and collectors only on face-down artists, and
     collectors only on red ones."""
-    cdef int fame = s.ar_fame[a], promo = s.ar_promo[a]
-    cdef int fame0 = ARTIST_FAME0[a >> 1][a & 1][s.ar_variant[a]]
-    cdef int promo0 = ARTIST_PROMO0[a >> 1][a & 1][s.ar_variant[a]]
+    cdef int k
+    cdef int v[2]
+    cdef int v0[2]
+    v[:] = [s.ar_fame[a], s.ar_promo[a]]
+    v0[:] = [ARTIST_FAME0[a >> 1][a & 1][s.ar_variant[a]],
+             ARTIST_PROMO0[a >> 1][a & 1][s.ar_variant[a]]]
+    for k in range(2):
+        if v[k] < v0[k] or v[k] != v0[k] and not s.ar_discovered[a]:
+            fail(f"artists[{a}].{_PRINTED[k][0]}", f"{v[k]} " + (
+                f"is below the {_PRINTED[k][1]} {v0[k]}" if s.ar_discovered[a] else
+                f"differs from the {_PRINTED[k][1]} {v0[k]} of a face-down artist"))
     if s.ar_discovered[a]:
-        if fame < fame0:
-            fail(f"artists[{a}].fame", f"{fame} is below the initial fame {fame0}")
-        if promo < promo0:
-            fail(f"artists[{a}].promotion", f"{promo} is below the printed level {promo0}")
         if s.ar_bonus[a] >= 0:
             fail(f"artists[{a}].bonus", "a discovered artist has no bonus tile")
         if s.ar_collector[a]:
             fail(f"artists[{a}].collector", "a discovered artist has no collector waiting")
-    else:
-        if fame != fame0:
-            fail(f"artists[{a}].fame",
-                 f"{fame} differs from the initial fame {fame0} of a face-down artist")
-        if promo != promo0:
-            fail(f"artists[{a}].promotion",
-                 f"{promo} differs from the printed level {promo0} of a face-down artist")
-        if s.ar_tokens[a] != 2:
-            fail(f"artists[{a}].signature_tokens", "a face-down artist still has both tokens")
+    elif s.ar_tokens[a] != 2:
+        fail(f"artists[{a}].signature_tokens", "a face-down artist still has both tokens")
     if s.ar_collector[a] and not a & 1:
         fail(f"artists[{a}].collector", "only red artists hold a collector")
 
@@ -426,16 +426,14 @@ cdef int _card(int* owner_of, int card, int p, str which) except -1:
 
 
 cdef int _score_rules(const StateC* s, const PlayerC* pl, int p) except -1:
-    cdef int i, total = 0
-    cdef bint any_score = False
-    for i in range(8):
-        any_score = any_score or pl.score[i] != 0
-    if not s.terminal:
-        if any_score or pl.auction_work >= 0:
-            fail(f"players[{p}].final_score", "must be empty before the game is over")
-        return 0
+    cdef int i, total = 0, nonzero = pl.score[7]      # scores are never negative
     for i in range(7):
         total += pl.score[i]
+        nonzero |= pl.score[i]
+    if not s.terminal:
+        if nonzero or pl.auction_work >= 0:
+            fail(f"players[{p}].final_score", "must be empty before the game is over")
+        return 0
     if pl.score[7] != total:
         fail(f"players[{p}].final_score.total",
              f"{pl.score[7]} != the sum of the steps {total}")

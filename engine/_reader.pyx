@@ -105,19 +105,12 @@ def task_rules():
             for k in _pb.TaskKind.values() if k}
 
 
-def _init_tables():
-    cdef int kind, j
-    for kind_obj, (player, ranges) in task_rules().items():
-        kind = kind_obj
-        _accepted[kind] = True
-        _has_player[kind] = player
-        for j in range(3):
-            if ranges[j] is not None:
-                _arg_used[kind][j] = True
-                _arg_lo[kind][j], _arg_hi[kind][j] = ranges[j]
-
-
-_init_tables()
+for _kind, (_player_kind, _ranges) in task_rules().items():
+    _accepted[<int>_kind], _has_player[<int>_kind] = True, _player_kind
+    for _j, _range in enumerate(_ranges):
+        if _range is not None:
+            _arg_used[<int>_kind][_j] = True
+            _arg_lo[<int>_kind][_j], _arg_hi[<int>_kind][_j] = _range
 
 
 # ================================================================ errors (the cold path)
@@ -151,9 +144,7 @@ cdef inline long _num(m, str field, long lo, long hi, str fmt, long i=0, long j=
 cdef inline long _opt(m, str field, long lo, long hi, str fmt, long i=0, long j=0,
                       str what="") except? -9:
     """An optional scalar: -1 when absent, else checked against lo..hi."""
-    if not m.HasField(field):
-        return -1
-    return _rng(getattr(m, field), lo, hi, fmt, i, j, field, what)
+    return _num(m, field, lo, hi, fmt, i, j, what) if m.HasField(field) else -1
 
 
 cdef long _enum(m, str field, long lo, long hi, str fmt, long i=0, long j=0) except? -9:
@@ -176,6 +167,26 @@ cdef inline int _len(long n, long lo, long hi, str fmt, long i=0, long j=0,
     if not lo <= n <= hi:
         want = str(lo) if lo == hi else f"{lo}..{hi}"
         _fail(_path(fmt, i, j, field), f"has {n} entries, expected {want}")
+
+
+cdef inline object _many(m, str field, long lo, long hi, str fmt="", long i=0):
+    """A repeated field of lo..hi entries."""
+    cdef object items = getattr(m, field)
+    _len(len(items), lo, hi, fmt, i, 0, field)
+    return items
+
+
+cdef int _numbers(values, long lo, long hi, str fmt, long i, str what, int8_t* out,
+                  long size) except -1:
+    """A repeated field of numbers, each checked against lo..hi (its path: `fmt` with
+    index i and the entry's), into out[0..size) padded with -1 (out may be NULL)."""
+    cdef long k, v, n = len(values)
+    for k in range(n):
+        v = _rng(values[k], lo, hi, fmt, i, k, "", what)
+        if out != NULL:
+            out[k] = v
+    for k in range(n, size):
+        out[k] = -1
 
 
 cdef int _counts(m, str field, tuple names, const int8_t* his, int8_t* out, str fmt,
@@ -252,9 +263,7 @@ cdef list _decode(msg, StateC* s):
     turn, end = _need(msg, "turn", ""), _need(msg, "game_end", "")
     inter, ko = _need(msg, "intermediate_scoring", ""), _need(msg, "kicked_out", "")
     lac = _need(msg, "lacerda", "")
-    tasks, players = msg.tasks, msg.players
-    _len(len(tasks), 0, MAX_TASKS, "tasks")
-    _len(len(players), n, n, "players")
+    tasks, players = _many(msg, "tasks", 0, MAX_TASKS), _many(msg, "players", n, n)
     s.turn_player = _num(turn, "player", 0, n - 1, "turn", 0, 0, "seat")
     s.ea_used = turn.executive_action_used
     s.end_triggered = end.triggered
@@ -273,18 +282,16 @@ cdef list _decode(msg, StateC* s):
     _counts(msg, "plaza", VISITOR_FIELDS, VISITORS_TOTAL[n], s.plaza, "")
     _counts(msg, "box_office", VISITOR_FIELDS, tickets, s.box, "")
     _counts(msg, "ticket_discards", VISITOR_FIELDS, tickets, s.discards, "")
-    _locations(msg.locations, s, n)
+    _locations(_many(msg, "locations", 4, 4), s, n)
     _kicked_out(ko, s, n)
-    _market(msg.market, s, n)
+    _market(_many(msg, "market", 21, 21), s, n)
     _artists(msg, s)
-    _stacks(msg.work_stacks, s, n)
+    _stacks(_many(msg, "work_stacks", 4, 4), s, n)
     _contracts(msg, s)
     _easels(msg.renowned_works, s, n)
     _lacerda(lac, s, n)
-    history = list(msg.history)
-    _len(len(history), 0, _max_history, "history")
-    for i in range(len(history)):
-        _rng(history[i], 0, NUM_ACTIONS - 1, "history[{0}]", i, 0, "", "action")
+    history = list(_many(msg, "history", 0, _max_history))
+    _numbers(history, 0, NUM_ACTIONS - 1, "history[{1}]", 0, "action", NULL, 0)
     return history
 
 
@@ -294,12 +301,10 @@ cdef int _task(t, long i, long n, TaskC* out) except -1:
     if not (0 < kind < NUM_KINDS and _accepted[kind]) or (kind == T_DISCARD_LARGEST and n != 1):
         why = "is for the solo game" if kind == T_DISCARD_LARGEST else "is not a task kind"
         _fail(f"tasks[{i}].kind", f"{_kind_name(kind)} {why}")
-    if not _has_player[kind]:
-        if t.HasField("player"):
-            _fail(f"tasks[{i}].player", f"{_kind_name(kind)} has no player")
-    elif not t.HasField("player"):
-        _fail(f"tasks[{i}].player", f"{_kind_name(kind)} needs a player")
-    else:
+    if t.HasField("player") != _has_player[kind]:
+        _fail(f"tasks[{i}].player",
+              f"{_kind_name(kind)} {'needs a' if _has_player[kind] else 'has no'} player")
+    if _has_player[kind]:
         player = _num(t, "player", 0, n - 1, "tasks[{0}]", i, 0, "seat")
     args[0], args[1], args[2] = t.a, t.b, t.c
     for j in range(3):
@@ -326,19 +331,14 @@ cdef int _player(p, long seat, long n, PlayerC* pl) except -1:
     if p.seat != seat:
         _fail(f"players[{seat}].seat", f"{p.seat} differs from its index {seat}")
     assistants = _need(p, "assistants", fmt, seat)
-    works = p.exhibited_works
-    _len(len(works), 0, 4, fmt, seat, 0, "exhibited_works")
-    for k in range(4):
-        pl.works[k] = _rng(works[k], 0, 7, "players[{0}].exhibited_works[{1}]", seat, k, "",
-                           "artist slot") if k < len(works) else -1
+    works = _many(p, "exhibited_works", 0, 4, fmt, seat)
+    _numbers(works, 0, 7, "players[{0}].exhibited_works[{1}]", seat, "artist slot", pl.works, 4)
     pl.nworks = len(works)
-    spaces = p.reputation
-    _len(len(spaces), 6, 6, fmt, seat, 0, "reputation")
+    spaces = _many(p, "reputation", 6, 6, fmt, seat)
     for k in range(6):
         _enum(spaces[k], "bonus", k + 1, k + 1, rep, seat, k)
         pl.rep[k] = _opt(spaces[k], "tile", 0, NUM_REP_TILES - 1, rep, seat, k, "reputation tile")
-    slots = p.contracts
-    _len(len(slots), 3, 3, fmt, seat, 0, "contracts")
+    slots = _many(p, "contracts", 3, 3, fmt, seat)
     for k in range(3):
         _contract_slot(slots[k], seat, k, pl)
     his[0] = his[1] = his[2] = his[3] = TILES_PER_FORM_IN_PLAY
@@ -398,7 +398,6 @@ cdef int _final_score(sc, long seat, PlayerC* pl) except -1:
 
 cdef int _locations(spaces, StateC* s, long n) except -1:
     cdef long L
-    _len(len(spaces), 4, 4, "locations")
     for L in range(4):
         loc = spaces[L]
         _enum(loc, "location", L + 1, L + 1, "locations[{0}]", L)
@@ -422,7 +421,6 @@ cdef int _kicked_out(ko, StateC* s, long n) except -1:
 
 cdef int _market(spaces, StateC* s, long n) except -1:
     cdef long i, r, c, tile, owner
-    _len(len(spaces), 21, 21, "market")
     for i in range(21):
         space = spaces[i]
         r, c = i // 3, i % 3
@@ -444,8 +442,7 @@ cdef int _market(spaces, StateC* s, long n) except -1:
 
 cdef int _artists(msg, StateC* s) except -1:
     cdef long a
-    artists = msg.artists
-    _len(len(artists), 8, 8, "artists")
+    artists = _many(msg, "artists", 8, 8)
     for a in range(8):
         art = artists[a]
         if art.slot != a:
@@ -467,7 +464,6 @@ cdef int _artists(msg, StateC* s) except -1:
 
 cdef int _stacks(stacks, StateC* s, long n) except -1:
     cdef long f
-    _len(len(stacks), 4, 4, "work_stacks")
     for f in range(4):
         stack = stacks[f]
         _enum(stack, "form", f + 1, f + 1, "work_stacks[{0}]", f)
@@ -479,20 +475,15 @@ cdef int _stacks(stacks, StateC* s, long n) except -1:
 
 
 cdef int _contracts(msg, StateC* s) except -1:
-    cdef long i, j, nc
+    cdef long i
     s.deck_mask = _ascending(msg.contract_deck, NUM_CONTRACTS - 1, "contract_deck", 0,
                              "contract id")
-    piles = msg.contract_piles
-    _len(len(piles), 4, 4, "contract_piles")
+    piles = _many(msg, "contract_piles", 4, 4)
     for i in range(4):
-        cards = piles[i].cards
-        nc = len(cards)
-        _len(nc, 0, MAX_PILE, "contract_piles[{0}].cards", i)
-        for j in range(MAX_PILE):
-            s.pile[i][j] = -1 if j >= nc else _rng(
-                cards[j], 0, NUM_CONTRACTS - 1, "contract_piles[{0}].cards[{1}]", i, j, "",
-                "contract id")
-        s.pile_len[i] = nc
+        cards = _many(piles[i], "cards", 0, MAX_PILE, "contract_piles[{0}]", i)
+        _numbers(cards, 0, NUM_CONTRACTS - 1, "contract_piles[{0}].cards[{1}]", i, "contract id",
+                 s.pile[i], MAX_PILE)
+        s.pile_len[i] = len(cards)
 
 
 cdef int _easels(works, StateC* s, long n) except -1:

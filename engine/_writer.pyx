@@ -49,15 +49,20 @@ cdef inline bint _room(Buf* b, Py_ssize_t n) noexcept nogil:
     return True
 
 
-cdef inline void _varint(Buf* b, uint64_t v) noexcept nogil:
-    if not _room(b, 10):
-        return
+cdef inline int _encode(uint8_t* at, uint64_t v) noexcept nogil:
+    """v as a varint at `at`; returns its length in bytes."""
+    cdef int k = 0
     while v >= 0x80:
-        b.data[b.len] = <uint8_t>(v & 0x7F) | 0x80
-        b.len += 1
+        at[k] = <uint8_t>(v & 0x7F) | 0x80
+        k += 1
         v >>= 7
-    b.data[b.len] = <uint8_t>v
-    b.len += 1
+    at[k] = <uint8_t>v
+    return k + 1
+
+
+cdef inline void _varint(Buf* b, uint64_t v) noexcept nogil:
+    if _room(b, 10):
+        b.len += _encode(b.data + b.len, v)
 
 
 cdef inline Py_ssize_t _begin(Buf* b, int tag) noexcept nogil:
@@ -72,7 +77,6 @@ cdef inline void _end(Buf* b, Py_ssize_t start) noexcept nogil:
     """Close the field opened at `start`: write its length, moving the body along
     when the length needs more than the one byte kept."""
     cdef Py_ssize_t n = b.len - start, extra = 0, m
-    cdef uint64_t v
     if b.oom:
         return
     m = n >> 7
@@ -84,13 +88,7 @@ cdef inline void _end(Buf* b, Py_ssize_t start) noexcept nogil:
             return
         memmove(b.data + start + extra, b.data + start, n)
         b.len += extra
-    v = <uint64_t>n
-    start -= 1
-    while v >= 0x80:
-        b.data[start] = <uint8_t>(v & 0x7F) | 0x80
-        start += 1
-        v >>= 7
-    b.data[start] = <uint8_t>v
+    _encode(b.data + start - 1, <uint64_t>n)
 
 
 cdef inline void _scalar(Buf* b, int tag, int enc, long v) noexcept nogil:
@@ -146,16 +144,12 @@ cdef inline void _packed(Buf* b, int tag, const int8_t* v, int n, int offset) no
 
 
 cdef inline void _bits(Buf* b, int tag, uint64_t mask, int n) noexcept nogil:
-    """A packed repeated field of the set bits k < n of `mask`, ascending."""
-    cdef Py_ssize_t at
+    """A packed repeated field of the set bits k < n (<= 64) of `mask`, ascending."""
+    cdef int8_t v[64]
     cdef int k
-    if not mask:
-        return
-    at = _begin(b, tag)
     for k in range(n):
-        if mask >> k & 1:
-            _varint(b, <uint64_t>k)
-    _end(b, at)
+        v[k] = k if mask >> k & 1 else -1
+    _packed(b, tag, v, n, 0)
 
 
 cdef inline long _seat(int owner) noexcept nogil:

@@ -171,11 +171,7 @@ def _parse_error_text(exc: Exception) -> str:
         text = text[:at.start()] + text[at.end():]
     unknown = _PARSE_UNKNOWN.search(text)
     if unknown:
-        path = _join(path, unknown.group(1))
+        path = f"{path}.{unknown.group(1)}" if path else unknown.group(1)
         text = "unknown field"
     text = " ".join(text.split()).rstrip(".")
     return f"{path or 'GameState'}: {text}"
-
-
-def _join(path: str, field: str) -> str:
-    return f"{path}.{field}" if path else field

@@ -1,6 +1,6 @@
 """The ``gallerist`` command line: serve hints, ask for hints, play and create games, run
-arenas, replay and load-test. This module builds the parser and dispatches; each command
-is a module of `server.commands`.
+arenas, replay, load-test and train a learned evaluation. This module builds the parser and
+dispatches; each command is a module of `server.commands`.
 
 Run ``gallerist --help`` or ``gallerist <command> --help``. ``gallerist demo`` starts the
 service on localhost, asks it for a hint for a mid-game position and prints it.
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from gallerist.ai.calibration import CalibrationError
 from gallerist.ai.model_file import ModelFileError
 from gallerist.server.commands import (CliError, analyze, apply, arena, demo, hint, legal,
-                                       loadtest, new, play, replay, review, serve)
+                                       loadtest, new, play, replay, review, serve, train)
 
 __all__ = ["CliError", "build_parser", "main", "version"]
 
@@ -32,10 +32,12 @@ examples:
   gallerist legal game.json; gallerist apply game.json move:AC -o next.json
   gallerist analyze arena-games.jsonl --game 3 --bot mcts --time-ms 200
   gallerist review analysis.jsonl --html review.html
+  gallerist train selfplay-dir --out model.npz    train a learned evaluation
 """
 
 #: The commands, in the order of ``gallerist --help``.
-COMMANDS = (serve, hint, play, new, legal, apply, demo, arena, replay, analyze, review, loadtest)
+COMMANDS = (serve, hint, play, new, legal, apply, demo, arena, replay, analyze, review, loadtest,
+            train)
 
 
 def version() -> str:

@@ -1,0 +1,324 @@
+"""Training the learned evaluation (issue 14, part 3) with JAX and optax: a small network
+(a ReLU trunk and three heads: win shares, final money, policy) fitted to self-play records
+(`ai.train_data`), with a held-out split by game and early stopping, exported as the model
+file (`ai/model_file.py`'s format, read by the search's C evaluator).
+
+JAX and optax are an optional extra (``pip install -e ".[train]"``); nothing else in the
+package imports this module.
+
+The network, on one observation x (own seat first, `GameState.observation(player)`)::
+
+    h_0 = x;  h_{i+1} = relu(h_i @ trunk_w{i} + trunk_b{i})      (i = 0..L-1)
+    win    = h_L @ win_w + win_b        logits of the 4 tensor seats' win shares
+    money  = h_L @ money_w + money_b    final money / money_scale per tensor seat
+    policy = h_L @ policy_w + policy_b  logits over the action ids
+
+The win logits are a softmax over the present seats only (solo: 1.0 for seat 0), the policy
+logits a softmax over the legal ids only. The loss per position is the soft cross-entropy
+of the win shares over the present seats + ``money_weight`` x the mean squared error of
+money / money_scale over the present seats + the soft cross-entropy of the policy (the
+search's visit shares) over the legal ids.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from gallerist import engine
+from gallerist.ai import train_report
+from gallerist.ai.train_data import SEATS, Dataset, RecordsError, load_records, split_by_game
+from gallerist.ai.train_options import (DEFAULTS, HEADS, TrainingError, check_options,
+                                        parse_hidden, side_paths)
+
+__all__ = ["DEFAULTS", "HEADS", "RecordsError", "TrainingError", "check_layout", "export",
+           "init_params", "jax_forward", "masked_log_softmax", "parse_hidden", "predict",
+           "row_losses", "side_paths", "train"]
+
+#: The model file's format name and layout version (ai/model_file.py).
+MODEL_FORMAT, MODEL_FORMAT_VERSION = "gallerist-model", 1
+#: A logit that a masked softmax gives the absent seats and the illegal ids.
+_MASKED = -1e9
+
+
+def init_params(key: jax.Array, observation_size: int, num_actions: int,
+                hidden: Sequence[int]) -> dict[str, jax.Array]:
+    """Initial weights under the model file's names: He-normal trunk, Glorot-normal heads,
+    zero biases (one compiled function per shape, not one per array)."""
+    return _init_params(key, observation_size, num_actions, tuple(hidden))
+
+
+@partial(jax.jit, static_argnums=(1, 2, 3))
+def _init_params(key: jax.Array, observation_size: int, num_actions: int,
+                 hidden: tuple[int, ...]) -> dict[str, jax.Array]:
+    he, glorot = jax.nn.initializers.he_normal(), jax.nn.initializers.glorot_normal()
+    sizes = [observation_size, *hidden]
+    keys = jax.random.split(key, len(hidden) + len(HEADS))
+    params: dict[str, jax.Array] = {}
+    for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+        params[f"trunk_w{i}"] = he(keys[i], (n_in, n_out), jnp.float32)
+        params[f"trunk_b{i}"] = jnp.zeros((n_out,), jnp.float32)
+    for k, (head, width) in enumerate(zip(HEADS, (SEATS, SEATS, num_actions))):
+        params[f"{head}_w"] = glorot(keys[len(hidden) + k], (sizes[-1], width), jnp.float32)
+        params[f"{head}_b"] = jnp.zeros((width,), jnp.float32)
+    return params
+
+
+def _num_layers(params: Mapping[str, Any]) -> int:
+    layers = 0
+    while f"trunk_w{layers}" in params:
+        layers += 1
+    return layers
+
+
+def jax_forward(params: Any, obs: Any) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """The network's raw outputs for a batch of observations, in JAX (float32).
+
+    Args:
+        params: the weights under the model file's names (``trunk_w{i}``, ``trunk_b{i}``,
+            ``win_w``, ``win_b``, ``money_w``, ``money_b``, ``policy_w``, ``policy_b``):
+            what `train` exports, the arrays of a model file, or a loaded model (an object
+            with ``arrays()`` returning them, as `ai.model_file.Model`).
+        obs: observations, shape (batch, observation_size) (or (observation_size,)).
+
+    Returns:
+        (win logits (batch, 4), money / money_scale (batch, 4), policy logits
+        (batch, num_actions)), before any masking: the seats and ids not present or not
+        legal are masked by the caller (`masked_log_softmax`).
+    """
+    if not isinstance(params, Mapping) and hasattr(params, "arrays"):
+        params = params.arrays()
+    h = jnp.asarray(obs, jnp.float32)
+    for i in range(_num_layers(params)):
+        h = jax.nn.relu(h @ jnp.asarray(params[f"trunk_w{i}"]) + jnp.asarray(params[f"trunk_b{i}"]))
+    return tuple(h @ jnp.asarray(params[f"{k}_w"]) + jnp.asarray(params[f"{k}_b"])  # type: ignore[return-value]
+                 for k in HEADS)
+
+
+def masked_log_softmax(logits: jax.Array, mask: jax.Array) -> jax.Array:
+    """log softmax of `logits` over the entries where `mask` is true (elsewhere a large
+    negative number, never NaN)."""
+    return jax.nn.log_softmax(jnp.where(mask, logits, _MASKED), axis=-1)
+
+
+def row_losses(params: Mapping[str, jax.Array], batch: Mapping[str, jax.Array]
+               ) -> dict[str, jax.Array]:
+    """Per position: the win-share and policy soft cross-entropies and the money MSE (of
+    money / money_scale), each over the present seats or legal ids."""
+    win, money, policy = jax_forward(params, batch["obs"])
+    present = batch["present"]
+    win_ce = -jnp.sum(jnp.where(present, batch["win_share"] * masked_log_softmax(win, present),
+                                0.0), axis=-1)
+    err = jnp.where(present, (money - batch["money"]) ** 2, 0.0)
+    money_mse = jnp.sum(err, axis=-1) / jnp.sum(present, axis=-1)
+    legal = batch["legal"]
+    policy_ce = -jnp.sum(jnp.where(legal, batch["policy"] * masked_log_softmax(policy, legal),
+                                   0.0), axis=-1)
+    return {"win": win_ce, "money": money_mse, "policy": policy_ce}
+
+
+def _batch_sums(params: Mapping[str, jax.Array], batch: Mapping[str, jax.Array],
+                money_weight: float) -> tuple[jax.Array, dict[str, jax.Array]]:
+    """The batch's weighted mean total loss, and the weighted sums of each head's loss
+    and of the weights (for epoch means)."""
+    rows = row_losses(params, batch)
+    w = batch["weight"]
+    sums = {k: jnp.sum(w * v) for k, v in rows.items()}
+    sums["weight"] = jnp.sum(w)
+    total = (sums["win"] + money_weight * sums["money"] + sums["policy"]) / jnp.maximum(
+        sums["weight"], 1.0)
+    return total, sums
+
+
+def _device_batch(data: Dataset, rows: np.ndarray, size: int, money_scale: float
+                  ) -> dict[str, jax.Array]:
+    """The rows `rows` as training arrays, padded to `size` rows of weight 0."""
+    a = data.arrays
+    pad = size - len(rows)
+    idx = np.concatenate([rows, np.zeros(pad, rows.dtype)]) if pad else rows
+    weight = np.concatenate([np.ones(len(rows), np.float32), np.zeros(pad, np.float32)])
+    present = np.arange(SEATS)[None, :] < a["num_players"][idx].astype(np.int64)[:, None]
+    return {"obs": jnp.asarray(a["obs"][idx]), "win_share": jnp.asarray(a["win_share"][idx]),
+            "money": jnp.asarray(a["final_money"][idx] / np.float32(money_scale)),
+            "policy": jnp.asarray(a["policy"][idx]), "legal": jnp.asarray(a["legal"][idx]),
+            "present": jnp.asarray(present), "weight": jnp.asarray(weight)}
+
+
+def _chunks(rows: np.ndarray, size: int) -> list[np.ndarray]:
+    return [rows[i:i + size] for i in range(0, len(rows), size)]
+
+
+def _means(sums: Mapping[str, Any], money_weight: float) -> dict[str, float]:
+    n = max(float(sums["weight"]), 1.0)
+    out = {k: float(sums[k]) / n for k in HEADS}
+    out["total"] = out["win"] + money_weight * out["money"] + out["policy"]
+    return out
+
+
+#: Adam's moment estimates (optax.adam is this chained with the learning rate); the step
+#: applies the learning rate as an argument, so that one compiled step serves every run of
+#: a process (compiling takes seconds; a step of a small net, microseconds).
+_ADAM = optax.scale_by_adam()
+
+
+@jax.jit
+def _sums(params: Any, batch: Any, money_weight: jax.Array) -> dict[str, jax.Array]:
+    return _batch_sums(params, batch, money_weight)[1]
+
+
+@jax.jit
+def _step(params: Any, opt_state: Any, batch: Any, money_weight: jax.Array, lr: jax.Array,
+          weight_decay: jax.Array) -> Any:
+    """One Adam step on a batch (AdamW's decoupled weight decay when `weight_decay` > 0):
+    (new params, new optimiser state, the batch's loss sums)."""
+    (_, sums), grads = jax.value_and_grad(_batch_sums, has_aux=True)(params, batch, money_weight)
+    updates, opt_state = _ADAM.update(grads, opt_state, params)
+    updates = jax.tree.map(lambda u, p: -lr * (u + weight_decay * p), updates, params)
+    return optax.apply_updates(params, updates), opt_state, sums
+
+
+def _evaluate(params: Any, data: Dataset, size: int, money_scale: float,
+              money_weight: float) -> dict[str, float]:
+    """Mean losses of `params` over every row of `data` (fixed-size padded chunks)."""
+    totals: dict[str, Any] = {}
+    mw = jnp.float32(money_weight)
+    for rows in _chunks(np.arange(len(data)), size):
+        sums = _sums(params, _device_batch(data, rows, size, money_scale), mw)
+        totals = {k: totals.get(k, 0.0) + v for k, v in sums.items()}
+    return _means(totals, money_weight)
+
+
+_jit_forward = jax.jit(jax_forward)
+
+
+def predict(params: Mapping[str, Any], obs: np.ndarray, size: int = 1024
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`jax_forward` over many observations as NumPy float32 arrays (jitted, in chunks)."""
+    outs = [_jit_forward(params, obs[i:i + size]) for i in range(0, len(obs), size)]
+    return tuple(np.concatenate([np.asarray(o[k]) for o in outs])  # type: ignore[return-value]
+                 for k in range(len(HEADS)))
+
+
+def export(path: str | Path, arrays: Mapping[str, Any], metadata: Mapping[str, Any]) -> None:
+    """Write the model file: `arrays` (the header fields observation_version,
+    observation_size, num_actions, money_scale and the weights under their names) and
+    `metadata` (JSON) as an uncompressed .npz at exactly `path`.
+
+    Stand-in for `ai.model_file.save_model` until it lands (same format)."""
+    header = {"format": np.array(MODEL_FORMAT), "format_version": np.array(MODEL_FORMAT_VERSION),
+              "num_layers": np.array(_num_layers(arrays)),
+              "metadata": np.array(json.dumps(dict(metadata), sort_keys=True))}
+    weights = {f"trunk_{wb}{i}" for i in range(_num_layers(arrays)) for wb in "wb"}
+    weights |= {f"{head}_{wb}" for head in HEADS for wb in "wb"}
+    body = {k: np.asarray(v, np.float32) if k in weights else np.asarray(v)
+            for k, v in arrays.items()}
+    with open(path, "wb") as fh:
+        np.savez(fh, **header, **body)
+
+
+def check_layout(data: Dataset) -> None:
+    """Refuse records whose observation layout or action ids are not this engine's (the
+    model would not load in the search).
+
+    Raises:
+        RecordsError: naming the field, the records' value and the engine's.
+    """
+    for field, got, want in (("observation_version", data.observation_version,
+                              engine.OBSERVATION_VERSION),
+                             ("observation_size", data.observation_size,
+                              engine.OBSERVATION_SIZE),
+                             ("num_actions", data.num_actions, engine.NUM_DISTINCT_ACTIONS)):
+        if got != want:
+            dirs = ", ".join(str(s["dir"]) for s in data.sources)
+            raise RecordsError(f"{dirs}: {field} {got}, this engine's is {want} (records of "
+                               f"another engine version: make them again with 'gallerist "
+                               f"selfplay')")
+
+
+def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> dict[str, Any]:
+    """Train a network on self-play records and write the model file `out`, its model card
+    (``*.card.json``) and learning curves (``*.curves.png``).
+
+    Args:
+        data_dirs: directories written by ``gallerist selfplay``.
+        out: the model file to write (``.npz``).
+        **options: any of `DEFAULTS` (hidden, epochs, batch, lr, seed, val_fraction,
+            patience, players, money_scale, money_weight, weight_decay, progress).
+
+    Returns:
+        The model card (also written as JSON). Ctrl-C during training stops it: the best
+        epoch so far is written and the card says ``"interrupted": true``.
+
+    Raises:
+        TrainingError: a bad option.
+        RecordsError: missing, malformed, mismatched or empty records, records of another
+            observation layout than the engine's, or too few games to split.
+    """
+    start = time.perf_counter()
+    o = check_options(options)
+    data = load_records(data_dirs, o["players"])
+    check_layout(data)
+    train_set, val_set = split_by_game(data, o["val_fraction"], o["seed"])
+    size, scale, mw = min(o["batch"], len(train_set)), float(o["money_scale"]), float(o["money_weight"])
+    params = init_params(jax.random.key(o["seed"]), data.observation_size, data.num_actions,
+                         o["hidden"])
+    opt_state = _ADAM.init(params)
+    rng = np.random.default_rng(o["seed"])
+    history = [{"epoch": 0, "train": _evaluate(params, train_set, size, scale, mw),
+                "validation": _evaluate(params, val_set, size, scale, mw)}]
+    best = (history[0]["validation"]["total"], 0, params)
+    from tqdm import tqdm
+    bar = tqdm(total=o["epochs"], unit="epoch", desc="train", file=sys.stderr,
+               disable=not o["progress"])
+    waited, interrupted = 0, False
+    try:
+        for epoch in range(1, o["epochs"] + 1):
+            totals: dict[str, Any] = {}
+            for rows in _chunks(rng.permutation(len(train_set)), size):
+                params, opt_state, sums = _step(params, opt_state,
+                                                _device_batch(train_set, rows, size, scale),
+                                                jnp.float32(mw), jnp.float32(o["lr"]),
+                                                jnp.float32(o["weight_decay"]))
+                totals = {k: totals.get(k, 0.0) + v for k, v in sums.items()}
+            val = _evaluate(params, val_set, size, scale, mw)
+            history.append({"epoch": epoch, "train": _means(totals, mw), "validation": val})
+            if val["total"] < best[0]:
+                best, waited = (val["total"], epoch, params), 0
+            else:
+                waited += 1
+            bar.update(1)
+            bar.set_postfix(train=f"{history[-1]['train']['total']:.4f}",
+                            val=f"{val['total']:.4f}", best_epoch=best[1])
+            if waited >= o["patience"]:
+                break
+    except KeyboardInterrupt:   # Ctrl-C: keep the best epoch so far
+        interrupted = True
+    finally:
+        bar.close()
+    _, best_epoch, params = best
+    weights = {k: np.asarray(v, np.float32) for k, v in params.items()}
+    metrics = train_report.validation_metrics(predict(weights, val_set.arrays["obs"]),
+                                              val_set.arrays, scale)
+    card = train_report.model_card(
+        out=out, data=data, train_set=train_set, val_set=val_set, options=o,
+        history=history, best_epoch=best_epoch, metrics=metrics,
+        wall_time_s=time.perf_counter() - start, interrupted=interrupted)
+    arrays = {"observation_version": np.array(data.observation_version),
+              "observation_size": np.array(data.observation_size),
+              "num_actions": np.array(data.num_actions),
+              "money_scale": np.array(scale, np.float32), **weights}
+    export(out, arrays, train_report.metadata(card))
+    card_path, curves_path = side_paths(out)
+    card_path.write_text(json.dumps(card, indent=2, sort_keys=True) + "\n")
+    train_report.plot_curves(history, best_epoch, curves_path)
+    return card
+

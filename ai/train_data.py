@@ -1,0 +1,232 @@
+"""Self-play records as training data: read the directories `gallerist selfplay` writes
+(docs: the self-play record format, README "Self-play"), check their manifests agree, and
+split the positions into training and validation sets **by game**. NumPy only (no JAX), so
+the checks run and fail fast without the training library.
+
+A directory holds ``manifest.json`` and the shards it lists (``shard-NNNNN.npz``, each
+checked against the manifest's sha256); a shard not yet in the manifest (a run still
+writing) is not read.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["COLUMNS", "Dataset", "RecordsError", "load_records", "split_by_game"]
+
+#: The record format this reader knows (manifest "format" / "format_version").
+FORMAT, FORMAT_VERSION = "gallerist-selfplay", 1
+#: Seats of the tensors (own seat first; absent seats are zero).
+SEATS = 4
+#: The shard arrays read, with their dtypes and shapes after the row axis (None: the
+#: observation size, "A": the number of action ids).
+COLUMNS: dict[str, tuple[type, tuple[object, ...]]] = {
+    "obs": (np.float32, (None,)),
+    "policy": (np.float32, ("A",)),
+    "legal": (np.bool_, ("A",)),
+    "num_players": (np.int8, ()),
+    "game": (np.int32, ()),
+    "final_money": (np.float32, (SEATS,)),
+    "win_share": (np.float32, (SEATS,)),
+}
+
+
+class RecordsError(ValueError):
+    """Unreadable, inconsistent or empty self-play records; the message names the
+    directory (or file) and the problem."""
+
+
+@dataclass
+class Dataset:
+    """The positions of one or more record directories, as arrays of equal length.
+
+    `arrays` holds the `COLUMNS` plus ``group``: the game of each row as one integer over
+    all directories (directory i's game g and directory j's game g are different games).
+    `sources` says per directory how many games and positions were read.
+    """
+
+    arrays: dict[str, np.ndarray]
+    observation_version: int
+    observation_size: int
+    num_actions: int
+    sources: list[dict[str, object]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return int(self.arrays["obs"].shape[0])
+
+    def take(self, rows: np.ndarray) -> "Dataset":
+        """The rows `rows` (indices or a mask) as a new Dataset (same sources)."""
+        return Dataset({k: v[rows] for k, v in self.arrays.items()}, self.observation_version,
+                       self.observation_size, self.num_actions, self.sources)
+
+    @property
+    def games(self) -> int:
+        """How many distinct games the rows come from."""
+        return int(np.unique(self.arrays["group"]).size)
+
+
+def _read_manifest(folder: Path) -> dict[str, object]:
+    if not folder.is_dir():
+        raise RecordsError(f"{folder}: no such directory (give a directory written by "
+                           f"'gallerist selfplay')")
+    path = folder / "manifest.json"
+    if not path.is_file():
+        raise RecordsError(f"{folder}: no manifest.json (not a 'gallerist selfplay' directory)")
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RecordsError(f"{path}: unreadable manifest ({exc})") from None
+    if not isinstance(manifest, dict):
+        raise RecordsError(f"{path}: the manifest is not a JSON object")
+    if manifest.get("format") != FORMAT or manifest.get("format_version") != FORMAT_VERSION:
+        raise RecordsError(f"{path}: format {manifest.get('format')!r} version "
+                           f"{manifest.get('format_version')!r}, expected {FORMAT!r} version "
+                           f"{FORMAT_VERSION}")
+    for key in ("observation_version", "observation_size", "num_actions"):
+        value = manifest.get(key)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise RecordsError(f"{path}: {key} is {value!r}, expected a non-negative integer")
+    shards = manifest.get("shards")
+    if not isinstance(shards, list) or not all(
+            isinstance(s, dict) and isinstance(s.get("file"), str) for s in shards):
+        raise RecordsError(f"{path}: shards is not a list of {{'file': ...}} objects")
+    return manifest
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _read_shard(path: Path, size: int, actions: int, positions: object) -> dict[str, np.ndarray]:
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in COLUMNS if k in npz.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise RecordsError(f"{path}: unreadable shard ({exc})") from None
+    rows = None
+    for key, (dtype, tail) in COLUMNS.items():
+        if key not in arrays:
+            raise RecordsError(f"{path}: no array {key!r}")
+        a = arrays[key]
+        want = tuple(size if d is None else actions if d == "A" else d for d in tail)
+        if a.dtype != dtype or a.shape[1:] != want or (rows is not None and len(a) != rows):
+            raise RecordsError(f"{path}: {key} is {a.dtype} of shape {a.shape}, expected "
+                               f"{np.dtype(dtype)} of shape "
+                               f"{(rows if rows is not None else 'P', *want)}")
+        rows = len(a)
+    if isinstance(positions, int) and positions != rows:
+        raise RecordsError(f"{path}: {rows} rows, the manifest says {positions}")
+    return arrays
+
+
+def _check_rows(path: Path, a: dict[str, np.ndarray]) -> None:
+    """Values the training relies on: finite numbers, 1-4 players, a legal move, targets
+    on the present seats and legal ids only."""
+    n = a["num_players"].astype(np.int64)
+    if n.size and (n.min() < 1 or n.max() > SEATS):
+        raise RecordsError(f"{path}: num_players outside 1..{SEATS}")
+    for key in ("obs", "policy", "final_money", "win_share"):
+        if not np.isfinite(a[key]).all():
+            raise RecordsError(f"{path}: {key} has NaN or infinite values")
+    if n.size and not a["legal"].any(axis=1).all():
+        raise RecordsError(f"{path}: a row has no legal action")
+    absent = np.arange(SEATS)[None, :] >= n[:, None]
+    if (a["win_share"][absent] != 0).any() or (a["final_money"][absent] != 0).any():
+        raise RecordsError(f"{path}: win_share/final_money nonzero for an absent seat")
+    if (a["policy"][~a["legal"]] != 0).any():
+        raise RecordsError(f"{path}: policy puts weight on an illegal action id")
+
+
+def load_records(dirs: Sequence[str | os.PathLike[str]], players: int | None = None) -> Dataset:
+    """Read the self-play directories `dirs` into one Dataset.
+
+    Args:
+        dirs: one or more directories written by ``gallerist selfplay``.
+        players: keep only the positions of games with this many players (None: all).
+
+    Raises:
+        RecordsError: a directory is missing or not a self-play directory, its manifest or a
+            shard is unreadable or malformed, the directories disagree on the observation
+            version or size or the number of actions, or no position is left.
+    """
+    if not dirs:
+        raise RecordsError("no data directory given")
+    parts: list[dict[str, np.ndarray]] = []
+    sources: list[dict[str, object]] = []
+    first: tuple[Path, dict[str, object]] | None = None
+    offset = 0
+    for d in dirs:
+        folder = Path(d)
+        manifest = _read_manifest(folder)
+        if first is None:
+            first = (folder, manifest)
+        for key in ("observation_version", "observation_size", "num_actions"):
+            if manifest[key] != first[1][key]:
+                raise RecordsError(f"{folder}: {key} {manifest[key]} differs from "
+                                   f"{first[0]}'s {first[1][key]} (train on records of one "
+                                   f"observation layout)")
+        size, actions = int(manifest["observation_size"]), int(manifest["num_actions"])  # type: ignore[call-overload]
+        read: list[dict[str, np.ndarray]] = []
+        for shard in manifest["shards"]:  # type: ignore[union-attr]
+            path = folder / shard["file"]
+            if not path.is_file():
+                raise RecordsError(f"{path}: listed in the manifest but missing")
+            if "sha256" in shard and _sha256(path) != shard["sha256"]:
+                raise RecordsError(f"{path}: sha256 differs from the manifest's (the file is "
+                                   f"corrupt or was changed after the run wrote it)")
+            arrays = _read_shard(path, size, actions, shard.get("positions"))
+            _check_rows(path, arrays)
+            if players is not None:
+                arrays = {k: v[arrays["num_players"] == players] for k, v in arrays.items()}
+            read.append(arrays)
+        joined = {k: np.concatenate([r[k] for r in read]) if read
+                  else np.zeros((0, *(size if t is None else actions if t == "A" else t
+                                      for t in COLUMNS[k][1])), COLUMNS[k][0])
+                  for k in COLUMNS}
+        games, group = np.unique(joined["game"], return_inverse=True)
+        joined["group"] = group.astype(np.int64).reshape(-1) + offset
+        offset += len(games)
+        parts.append(joined)
+        sources.append({"dir": str(folder), "games": int(len(games)),
+                        "positions": int(len(joined["game"])),
+                        "players": manifest.get("players"), "spec": manifest.get("spec")})
+    assert first is not None
+    arrays = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    if not len(arrays["obs"]):
+        which = f" of {players}-player games" if players is not None else ""
+        raise RecordsError(f"no positions{which} in {', '.join(map(str, dirs))}")
+    return Dataset(arrays, int(first[1]["observation_version"]),  # type: ignore[call-overload]
+                   int(first[1]["observation_size"]), int(first[1]["num_actions"]),  # type: ignore[call-overload]
+                   sources)
+
+
+def split_by_game(data: Dataset, val_fraction: float, seed: int) -> tuple[Dataset, Dataset]:
+    """Split `data` into (train, validation) so that no game has rows in both.
+
+    The games are shuffled with `seed` and ``ceil(val_fraction * games)`` of them (at least
+    one) go to validation.
+
+    Raises:
+        RecordsError: fewer than 2 games, or `val_fraction` outside (0, 1).
+    """
+    if not 0.0 < val_fraction < 1.0:
+        raise RecordsError(f"val_fraction {val_fraction} is outside (0, 1)")
+    groups = np.unique(data.arrays["group"])
+    if len(groups) < 2:
+        raise RecordsError(f"{len(groups)} game in the data: a split by game needs at least 2")
+    n_val = min(len(groups) - 1, max(1, math.ceil(val_fraction * len(groups))))
+    order = np.random.default_rng(seed).permutation(groups)
+    in_val = np.isin(data.arrays["group"], order[:n_val])
+    return data.take(~in_val), data.take(in_val)

@@ -1,0 +1,100 @@
+"""``gallerist train``: train the learned evaluation on self-play records (the library is
+`ai.train`; JAX and optax come with ``pip install -e ".[train]"``)."""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from gallerist.ai.train_options import DEFAULTS, TrainingError, check_options, side_paths
+from gallerist.server.commands import CliError
+from gallerist.server.commands.options import add_command, check_output_path
+
+__all__ = ["add", "run"]
+
+#: The modules of the optional ``train`` extra.
+TRAINING_LIBRARIES = ("jax", "jaxlib", "optax")
+
+
+def add(sub: Any) -> None:
+    """Add ``train`` to the subcommands."""
+    d = DEFAULTS
+    p = add_command(
+        sub, "train", run, help="train a learned evaluation on self-play records",
+        description="Train a small network (win shares, final money and policy heads) on the "
+                    "records of one or more 'gallerist selfplay' directories with JAX and "
+                    "optax: split by game, Adam, early stopping on the validation loss. "
+                    "Writes MODEL.npz (the model file the search loads), MODEL.card.json "
+                    "(data, split, metrics, hyper-parameters) and MODEL.curves.png. Needs "
+                    "pip install -e \".[train]\".")
+    p.add_argument("data", nargs="+", metavar="DATA", help="self-play directories")
+    p.add_argument("--out", required=True, metavar="MODEL.npz", help="model file to write")
+    p.add_argument("--hidden", default=",".join(map(str, d["hidden"])), metavar="W,W",
+                   help="trunk layer widths (default %(default)s)")
+    p.add_argument("--epochs", type=int, default=d["epochs"],
+                   help=f"most passes over the training positions (default {d['epochs']})")
+    p.add_argument("--batch", type=int, default=d["batch"],
+                   help=f"positions per step (default {d['batch']})")
+    p.add_argument("--lr", type=float, default=d["lr"],
+                   help=f"Adam learning rate (default {d['lr']:g})")
+    p.add_argument("--seed", type=int, default=d["seed"],
+                   help=f"seed of the weights, the split and the batch order (default {d['seed']})")
+    p.add_argument("--val-fraction", type=float, default=d["val_fraction"], metavar="F",
+                   help=f"share of the games held out for validation (default {d['val_fraction']:g})")
+    p.add_argument("--patience", type=int, default=d["patience"], metavar="K",
+                   help=f"stop after K epochs without a better validation loss "
+                        f"(default {d['patience']})")
+    p.add_argument("--players", type=int, choices=(1, 2, 3, 4), default=d["players"],
+                   help="train only on games with this many players (default: all)")
+    p.add_argument("--money-scale", type=float, default=d["money_scale"], metavar="S",
+                   help=f"$ per unit of the money head (default {d['money_scale']:g})")
+    p.add_argument("--money-weight", type=float, default=d["money_weight"], metavar="W",
+                   help=f"weight of the money error in the loss (default {d['money_weight']:g})")
+    p.add_argument("--weight-decay", type=float, default=d["weight_decay"], metavar="D",
+                   help=f"AdamW's decoupled weight decay (default {d['weight_decay']:g}: Adam)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _summary(card: dict[str, Any], out: str) -> str:
+    v = card["validation"]
+    win = (f"win Brier {v['win']['brier']:.3f} (constant {v['win']['brier_constant']:.3f}), "
+           if v["win"] else "")
+    card_path, curves_path = side_paths(out)
+    return (f"wrote {out}, {card_path} and {curves_path}: best epoch {card['best_epoch']} of "
+            f"{card['epochs_run']}; validation ({card['split']['validation']['games']} games, "
+            f"{v['positions']} positions): {win}money MAE ${v['money']['mae_dollars']:.1f}, "
+            f"policy top-1 {v['policy']['top1_agreement']:.3f}")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``gallerist train``."""
+    check_output_path(args.out, "--out")
+    options = {"hidden": args.hidden, "epochs": args.epochs, "batch": args.batch,
+               "lr": args.lr, "seed": args.seed, "val_fraction": args.val_fraction,
+               "patience": args.patience, "players": args.players,
+               "money_scale": args.money_scale, "money_weight": args.money_weight,
+               "weight_decay": args.weight_decay, "progress": not args.no_progress}
+    try:
+        check_options(options)
+    except TrainingError as exc:
+        raise CliError(f"--{exc.option.replace('_', '-')} {exc.problem}") from None
+    try:
+        from gallerist.ai.train import RecordsError, train
+    except ImportError as exc:
+        if (exc.name or "").partition(".")[0] not in TRAINING_LIBRARIES:
+            raise
+        raise CliError(f"gallerist train needs JAX and optax ({exc.name} is not installed): "
+                       f"pip install -e \".[train]\"", status=1) from None
+    try:
+        card = train(args.data, args.out, **options)
+    except RecordsError as exc:
+        raise CliError(str(exc)) from None
+    except OSError as exc:
+        raise CliError(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}",
+                       status=1) from None
+    print(_summary(card, args.out))
+    if card["interrupted"]:
+        print(f"interrupted after epoch {card['epochs_run']}: the files hold the best epoch "
+              f"so far", file=sys.stderr)
+        return 130
+    return 0
