@@ -4,6 +4,7 @@ from libc.stdint cimport uint64_t, int32_t, int16_t, int8_t
 from gallerist.engine._core cimport StateC, RngC
 from gallerist.engine.state cimport GameState
 from gallerist.ai._evaluation cimport Evaluator
+from gallerist.ai._model cimport ModelEvaluator
 
 
 cdef struct NodeC:
@@ -15,6 +16,7 @@ cdef struct NodeC:
     float reward[4]            # summed rewards per player
     float money[4]             # summed final (or estimated) money per player
     float win[4]               # summed win shares per player
+    float prior                # the policy's prior of the action that led here (PUCT)
 
 cdef struct TreeC:
     NodeC* nodes
@@ -34,6 +36,10 @@ cdef struct RewardParams:
 
 cdef struct MctsParams:
     double c_uct
+    double c_puct              # PUCT's constant, with priors
+    int use_prior              # PUCT with the prior model's policy (else UCT)
+    int expand_leaf            # the leaf estimate is the prior model: expand and evaluate
+                               # a new leaf with one forward pass
     int max_nodes
     int viewer                 # whose information the determinizations respect
     RewardParams rp
@@ -44,6 +50,7 @@ cdef class MctsEngine:
     cdef int nthreads
     cdef MctsParams mp
     cdef readonly Evaluator evaluator
+    cdef readonly ModelEvaluator prior   # the policy of PUCT, or None (UCT)
     cdef StateC root
     cdef int stop_flag
     cdef object root_history

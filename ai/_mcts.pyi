@@ -2,13 +2,15 @@
 from typing import Any
 
 from gallerist.ai._evaluation import Evaluator
+from gallerist.ai._model import ModelEvaluator
 from gallerist.engine.state import GameState
 
 class MctsEngine:
     evaluator: Evaluator
-    def __init__(self, threads: int, evaluator: Evaluator, *, c: float, max_nodes: int,
-                 margin_weight: float, margin_scale: float, solo_reference: float,
-                 solo_scale: float) -> None: ...
+    prior: ModelEvaluator | None
+    def __init__(self, threads: int, evaluator: Evaluator, *, c: float, c_puct: float,
+                 prior: ModelEvaluator | None, max_nodes: int, margin_weight: float,
+                 margin_scale: float, solo_reference: float, solo_scale: float) -> None: ...
     def prepare(self, state: GameState, viewer: int, seed: int, reuse: bool,
                 only: list[int] | None = None) -> int: ...
     def run(self, i: int, iterations: int, deadline: float) -> None: ...

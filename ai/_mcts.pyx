@@ -3,8 +3,11 @@
 resampling what the viewer cannot see, root-parallel (one tree per thread).
 
 A leaf is estimated by an Evaluator (the bots pass a RolloutEvaluator: play on, then
-the heuristic); the rewards that UCT maximises are made from its money and win
-estimates here (`to_rewards`). `MctsEngine` is the Python wrapper that ai/mcts.py uses.
+the heuristic, or a ModelEvaluator); the rewards that UCT maximises are made from its
+money and win estimates here (`to_rewards`). With a prior model (a ModelEvaluator) the
+selection at decision points is PUCT, Q + c_puct * P * sqrt(N) / (1 + n), the priors P
+of a node's children stored when it is expanded; chance points are sampled as with UCT.
+`MctsEngine` is the Python wrapper that ai/mcts.py uses.
 """
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcpy, memset
@@ -19,6 +22,7 @@ from gallerist.engine._core cimport (
 from gallerist.engine.state cimport GameState
 from gallerist.ai._common cimport now_s, state_hash
 from gallerist.ai._evaluation cimport Evaluator, leaf_values
+from gallerist.ai._model cimport ModelEvaluator
 from gallerist.ai._greedy cimport MAX_LINE, extend_turn, line_start
 
 # ---------------------------------------------------------------- the tree
@@ -43,14 +47,17 @@ cdef int32_t tree_new_node(TreeC* t, int action) noexcept nogil:
 
 
 cdef bint tree_add_children(TreeC* t, int32_t node, int player, const action_t* acts,
-                            int n) noexcept nogil:
-    """Expand `node` (`player` to move there) with one child per action of acts[0..n)."""
+                            int n, const float* priors) noexcept nogil:
+    """Expand `node` (`player` to move there) with one child per action of acts[0..n),
+    child i with the prior priors[i] (priors NULL: 0, unused by UCT)."""
     cdef int i
     cdef int32_t first = -1, c
     for i in range(n):
         c = tree_new_node(t, acts[i])
         if c < 0:
             return False
+        if priors != NULL:
+            t.nodes[c].prior = priors[i]
         if i == 0:
             first = c
     t.nodes[node].first_child = first
@@ -59,9 +66,14 @@ cdef bint tree_add_children(TreeC* t, int32_t node, int player, const action_t* 
     return True
 
 
-cdef bint tree_expand(TreeC* t, int32_t node, StateC* s) noexcept nogil:
+cdef bint tree_expand(TreeC* t, int32_t node, StateC* s, ModelEvaluator pm, double* money,
+                      double* win) noexcept nogil:
+    """Create node's children: the legal actions of s, or its chance outcomes. With a
+    prior model pm, a decision point's children get pm's policy as priors, and when
+    money is not NULL the same forward pass fills pm's value of s (money, win)."""
     cdef action_t buf[MAX_LEGAL]
     cdef int w[MAX_LEGAL]
+    cdef float pr[MAX_LEGAL]
     cdef int n
     cdef int player = state_current_player(s)
     if player == PLAYER_CHANCE:
@@ -70,7 +82,13 @@ cdef bint tree_expand(TreeC* t, int32_t node, StateC* s) noexcept nogil:
         n = 0
     else:
         n = state_legal_actions(s, buf)
-    return tree_add_children(t, node, player, buf, n)
+        if pm is not None:
+            if money != NULL:
+                pm.evaluate_policy(s, money, win, buf, n, pr)
+            else:
+                pm.policy(s, buf, n, pr)
+            return tree_add_children(t, node, player, buf, n, pr)
+    return tree_add_children(t, node, player, buf, n, NULL)
 
 
 cdef int32_t select_child(TreeC* t, int32_t node, double c_uct) noexcept nogil:
@@ -94,6 +112,29 @@ cdef int32_t select_child(TreeC* t, int32_t node, double c_uct) noexcept nogil:
         ch = nd.first_child + i
         score = (t.nodes[ch].reward[p] / t.nodes[ch].visits
                  + c_uct * sqrt(lg / t.nodes[ch].visits))
+        if score > best_score:
+            best_score = score
+            best = ch
+    return best
+
+
+cdef int32_t select_puct(TreeC* t, int32_t node, double c_puct) noexcept nogil:
+    """PUCT by the mover's own reward entry: Q + c_puct * P * sqrt(N) / (1 + n), where an
+    unvisited child's Q is the node's own mean reward for the mover (first-play urgency
+    at the parent's value); ties to the first child."""
+    cdef NodeC* nd = &t.nodes[node]
+    cdef int i, p = nd.player
+    cdef int32_t ch, best = nd.first_child
+    cdef double q, score, best_score = -INFINITY
+    cdef double sq = sqrt(<double>(nd.visits if nd.visits > 0 else 1))
+    cdef double fpu = nd.reward[p] / nd.visits if nd.visits > 0 else 0.5
+    for i in range(nd.num_children):
+        ch = nd.first_child + i
+        if t.nodes[ch].visits > 0:
+            q = t.nodes[ch].reward[p] / t.nodes[ch].visits
+        else:
+            q = fpu
+        score = q + c_puct * t.nodes[ch].prior * sq / (1 + t.nodes[ch].visits)
         if score > best_score:
             best_score = score
             best = ch
@@ -129,7 +170,8 @@ cdef void to_rewards(const StateC* s, const double* money, const double* win,
                   + rp.margin_weight * (0.5 + 0.5 * tanh((money[p] - best) / rp.margin_scale)))
 
 
-cdef int tree_descend(TreeC* t, StateC* s, const MctsParams* mp, int32_t* path) noexcept nogil:
+cdef int tree_descend(TreeC* t, StateC* s, const MctsParams* mp, ModelEvaluator pm,
+                      int32_t* path) noexcept nogil:
     """Select (UCT; chance by sampling) and expand from the root while the tree knows the
     way, applying the moves to s; fills path[0..depth] and returns depth."""
     cdef int depth = 0
@@ -139,7 +181,7 @@ cdef int tree_descend(TreeC* t, StateC* s, const MctsParams* mp, int32_t* path) 
     while not s.terminal and depth < 4000:
         nd = &t.nodes[node]
         if nd.num_children < 0:
-            if t.size >= mp.max_nodes or not tree_expand(t, node, s):
+            if t.size >= mp.max_nodes or not tree_expand(t, node, s, pm, NULL, NULL):
                 break
             nd = &t.nodes[node]
         if nd.num_children == 0 or nd.player != state_current_player(s):
@@ -148,6 +190,8 @@ cdef int tree_descend(TreeC* t, StateC* s, const MctsParams* mp, int32_t* path) 
             child = find_child(t, node, state_sample_chance(s, &t.rng))
             if child < 0:
                 break
+        elif mp.use_prior:
+            child = select_puct(t, node, mp.c_puct)
         else:
             child = select_child(t, node, mp.c_uct)
         state_apply(s, <action_t>t.nodes[child].action)
@@ -160,8 +204,10 @@ cdef int tree_descend(TreeC* t, StateC* s, const MctsParams* mp, int32_t* path) 
 
 
 cdef void mcts_iterate(TreeC* t, const StateC* root, const MctsParams* mp,
-                       Evaluator ev) noexcept nogil:
-    """One iteration: determinize, select, expand, evaluate the leaf, back up."""
+                       Evaluator ev, ModelEvaluator pm) noexcept nogil:
+    """One iteration: determinize, select, expand, evaluate the leaf, back up. When the
+    leaf estimate is the prior model itself (expand_leaf), a new decision-point leaf is
+    expanded at once, its priors and its value from one forward pass."""
     cdef StateC s
     cdef int32_t path[4096]
     cdef int depth, i, p, n
@@ -169,10 +215,18 @@ cdef void mcts_iterate(TreeC* t, const StateC* root, const MctsParams* mp,
     cdef double win[MAX_PLAYERS]
     cdef double rew[MAX_PLAYERS]
     cdef NodeC* nd
+    cdef int32_t leaf
+    cdef bint done = False
     memcpy(&s, root, sizeof(StateC))
     state_resample_hidden(&s, mp.viewer, &t.rng)   # never the true hidden cards
-    depth = tree_descend(t, &s, mp, path)
-    t.decisions += leaf_values(ev, &s, &t.rng, money, win)
+    depth = tree_descend(t, &s, mp, pm, path)
+    leaf = path[depth]
+    if (mp.expand_leaf and not s.terminal and t.nodes[leaf].num_children < 0
+            and state_current_player(&s) >= 0 and t.size < mp.max_nodes):
+        tree_expand(t, leaf, &s, pm, money, win)   # the value is filled even if memory ran out
+        done = True
+    if not done:
+        t.decisions += leaf_values(ev, &s, &t.rng, money, win)
     to_rewards(&s, money, win, &mp.rp, rew)
     n = s.num_players
     for i in range(depth + 1):
@@ -186,7 +240,7 @@ cdef void mcts_iterate(TreeC* t, const StateC* root, const MctsParams* mp,
 
 
 cdef void mcts_run(TreeC* t, const StateC* root, const MctsParams* mp, Evaluator ev,
-                   long iterations, double deadline, int* stop) noexcept nogil:
+                   ModelEvaluator pm, long iterations, double deadline, int* stop) noexcept nogil:
     """Iterate until `iterations` (if > 0), the deadline (if > 0) or *stop."""
     cdef long i = 0
     while True:
@@ -197,7 +251,7 @@ cdef void mcts_run(TreeC* t, const StateC* root, const MctsParams* mp, Evaluator
                 break
             if deadline > 0 and now_s() >= deadline:
                 break
-        mcts_iterate(t, root, mp, ev)
+        mcts_iterate(t, root, mp, ev, pm)
         if t.failed:
             break
         i += 1
@@ -227,13 +281,14 @@ cdef class MctsEngine:
     Args:
         threads: trees, each searched by its own `run` call (one thread each).
         evaluator: the leaf estimate; its `static()` ends the principal variations.
-        c, max_nodes, margin_weight, margin_scale, solo_reference, solo_scale: as
+        prior: a ModelEvaluator whose policy gives PUCT's priors, or None (UCT).
+        c, c_puct, max_nodes, margin_weight, margin_scale, solo_reference, solo_scale: as
             MctsBot (which owns their defaults; every one is required here).
     """
 
-    def __cinit__(self, int threads, Evaluator evaluator not None, *, double c, int max_nodes,
-                  double margin_weight, double margin_scale, double solo_reference,
-                  double solo_scale):
+    def __cinit__(self, int threads, Evaluator evaluator not None, *, double c, double c_puct,
+                  ModelEvaluator prior, int max_nodes, double margin_weight,
+                  double margin_scale, double solo_reference, double solo_scale):
         if threads < 1:
             threads = 1
         self.nthreads = threads
@@ -242,7 +297,11 @@ cdef class MctsEngine:
             raise MemoryError()
         memset(self.trees, 0, threads * sizeof(TreeC))
         self.evaluator = evaluator
+        self.prior = prior
         self.mp.c_uct = c
+        self.mp.c_puct = c_puct
+        self.mp.use_prior = prior is not None
+        self.mp.expand_leaf = prior is not None and prior is evaluator
         self.mp.max_nodes = max_nodes
         self.mp.rp.margin_weight = margin_weight
         self.mp.rp.margin_scale = margin_scale
@@ -306,6 +365,7 @@ cdef class MctsEngine:
         cdef list hist = state.history
         cdef long reused = 0
         cdef action_t acts[MAX_LEGAL]
+        cdef float pr[MAX_LEGAL]
         key = None
         if only is not None:
             key = tuple(only)
@@ -316,6 +376,8 @@ cdef class MctsEngine:
                     raise ValueError(f"only: action {a} is not legal here")
                 acts[n_only] = <action_t>a
                 n_only += 1
+        if n_only and self.prior is not None:
+            self.prior.policy(&state.s, acts, n_only, pr)
         can = self._follows_root(state, viewer, reuse)
         extra = hist[len(self.root_history):] if can else []
         if key != self.root_only or (key is not None and extra):
@@ -335,8 +397,10 @@ cdef class MctsEngine:
                     continue
             self._reset_tree(i, (seed + 0x9E3779B97F4A7C15 * (i + 1)) & 0xFFFFFFFFFFFFFFFF)
             # the root restricted to `only` (allow/avoid): expanded with just those moves
+            # (with a prior model, its policy over those moves as their priors)
             if n_only and not tree_add_children(&self.trees[i], self.trees[i].root,
-                                                state_current_player(&state.s), acts, n_only):
+                                                state_current_player(&state.s), acts, n_only,
+                                                pr if self.prior is not None else NULL):
                 raise MemoryError("mcts: cannot expand the root")
         self.root_only = key
         self.root_history = list(hist)
@@ -349,8 +413,8 @@ cdef class MctsEngine:
         if not 0 <= i < self.nthreads:
             raise ValueError("tree index")
         with nogil:
-            mcts_run(&self.trees[i], &self.root, &self.mp, self.evaluator, iterations, deadline,
-                     &self.stop_flag)
+            mcts_run(&self.trees[i], &self.root, &self.mp, self.evaluator, self.prior, iterations,
+                     deadline, &self.stop_flag)
 
     def stop(self):
         self.stop_flag = 1

@@ -12,6 +12,7 @@ from gallerist import engine
 from gallerist.ai._evaluation import WIN_TEMPERATURE, Evaluator, HeuristicEvaluator
 from gallerist.ai._expectimax import ExpectimaxEngine
 from gallerist.ai.bot import MIN_SEARCH_MS, Analysis, BaseBot, Budget, MoveInfo, decision_player
+from gallerist.ai.model_file import check_model_eval, load_evaluator
 from gallerist.engine.actions import action_to_string
 
 
@@ -32,7 +33,8 @@ class ExpectimaxBot(BaseBot):
     Args:
         evaluator: the leaf estimate, an ai._evaluation.Evaluator object (not a spec
             option: the first argument, or by keyword); it replaces win_temperature.
-            None: ai._evaluation.HeuristicEvaluator with win_temperature.
+            None: ai._evaluation.HeuristicEvaluator with win_temperature, or with
+            eval=model the network.
         seed: seed of the chance sampling.
         depth: maximum depth.
         time_ms: time budget; deepening stops when it runs out and the last complete
@@ -41,8 +43,14 @@ class ExpectimaxBot(BaseBot):
         tt_bits: log2 of the transposition table size.
         alpha_beta: two players: prune by alpha-beta on the money margin.
         win_temperature: $ scale of the softmax from money to the raw win chances.
+        eval: the horizon's estimate: "heuristic" or "model" (the money head of a trained
+            network, ai._model.ModelEvaluator; the search backs up money only).
+        model: eval=model's model file ("" = the packaged ai/models/default.npz; an error
+            when the package has none). Read and checked when the bot is made: a
+            missing, corrupt or mismatched file is a ModelFileError naming it.
         calibrated: report calibrated numbers (ai.calibration, kind "expectimax": the
             searched money vector); False: the searched money and its softmax.
+            eval=model has no map of its own yet and needs calibrated=false.
     """
 
     name = "expectimax"
@@ -51,7 +59,7 @@ class ExpectimaxBot(BaseBot):
     def __init__(self, evaluator: Evaluator | None = None, *, seed: int = 0, depth: int = 2,
                  time_ms: float = 0.0, chance_width: int = 6, tt_bits: int = 18,
                  alpha_beta: bool = True, win_temperature: float = WIN_TEMPERATURE,
-                 calibrated: bool = True) -> None:
+                 eval: str = "heuristic", model: str = "", calibrated: bool = True) -> None:
         if not 1 <= depth <= 64:
             raise ValueError(f"expectimax option depth must be 1..64, got {depth}")
         if not math.isfinite(time_ms) or time_ms < 0:
@@ -60,12 +68,20 @@ class ExpectimaxBot(BaseBot):
             raise ValueError(f"expectimax option win_temperature must be > 0, got {win_temperature}")
         if not 1 <= chance_width <= 64 or not 10 <= tt_bits <= 26:
             raise ValueError("expectimax options out of range: chance_width 1..64, tt_bits 10..26")
+        if eval not in ("heuristic", "model"):
+            raise ValueError(f"expectimax option eval must be 'heuristic' or 'model', got {eval!r}")
+        if model and eval != "model":
+            raise ValueError("expectimax option model needs eval=model")
+        if eval == "model":
+            check_model_eval("expectimax", calibrated, evaluator)
         self._use_calibration(calibrated)
         self.seed = seed
         self.depth = depth
         self.time_ms = time_ms
         self.win_temperature = win_temperature
-        if evaluator is None:
+        if eval == "model":
+            evaluator = load_evaluator(model)
+        elif evaluator is None:
             evaluator = HeuristicEvaluator(win_temperature=win_temperature)
         elif not isinstance(evaluator, Evaluator):
             raise ValueError(f"expectimax evaluator must be an Evaluator, "

@@ -13,6 +13,7 @@ from gallerist.ai._evaluation import WIN_TEMPERATURE, Evaluator, HeuristicEvalua
 from gallerist.ai._mcts import MctsEngine
 from gallerist.ai._rollout import POLICIES, RolloutEvaluator
 from gallerist.ai.bot import MIN_SEARCH_MS, Analysis, BaseBot, Budget, MoveInfo, decision_player
+from gallerist.ai.model_file import check_model_eval, load_evaluator
 from gallerist.engine.actions import action_to_string
 
 
@@ -26,6 +27,18 @@ class MctsBot(BaseBot):
     evaluation estimates each player's final money: that leaf estimate is an Evaluator
     (ai._rollout.RolloutEvaluator around ai._evaluation.HeuristicEvaluator), built from
     the options unless one is passed in.
+
+    With `eval=model` the leaf estimate is a trained network (ai._model.ModelEvaluator,
+    a model file: ai/model_file.py) instead: its money and win-share heads, after
+    `rollout_steps` rollout decisions (0: at the leaf itself; a new decision-point leaf
+    is then expanded at once, its priors and value from one forward pass). With
+    `prior=model`, decision points select by PUCT, Q + c_puct * P * sqrt(N) / (1 + n),
+    P the network's policy over the legal moves (stored per child when a node is
+    expanded, from that iteration's determinization) and an unvisited child's Q the
+    node's own mean reward; chance points are sampled as with UCT. The model file
+    (`model`, default the packaged ai/models/default.npz) is read and checked when the
+    bot is made: a missing, corrupt or mismatched file is a ModelFileError (a
+    ValueError) naming the file and the mismatch, never an error inside the search.
 
     Rewards, per player, in [0, 1]: (1 - margin_weight) * win share + margin_weight *
     (0.5 + 0.5 tanh(margin / margin_scale)), where the win share is 1/k for k tied winners
@@ -51,14 +64,24 @@ class MctsBot(BaseBot):
         threads: search threads.
         c: UCT exploration constant.
         rollout: "random" or "heuristic".
-        cutoff: rollout length in decisions before evaluating (0 = play to the end).
+        cutoff: eval=rollout: rollout length in decisions before evaluating (0 = play to
+            the end).
+        eval: the leaf estimate: "rollout" (above) or "model" (the network).
+        rollout_steps: eval=model: rollout decisions before asking the network (0 = none).
+        prior: "none" (UCT, constant c) or "model" (PUCT with the network's policy).
+        c_puct: PUCT's constant (prior=model).
+        model: the model file of eval=model and prior=model ("" = the packaged
+            ai/models/default.npz; an error when the package has none).
         margin_weight, margin_scale, win_temperature: the reward mix (above).
         solo_reference, solo_scale: the solo reward (above), in $.
         reuse: keep the tree between calls.
         max_nodes: nodes per tree.
         calibrated: report calibrated numbers (ai.calibration, kind "mcts": a move's mean
             win share and money over its visits; "static" for unvisited moves); False:
-            the raw means.
+            the raw means. prior=model keeps these maps (the statistics are still
+            rollout means; the maps were fitted on UCT's). eval=model has no map of its
+            own yet: it needs calibrated=false (the network's estimates, raw), and a
+            bot made without it is refused rather than report them as calibrated.
     """
 
     name = "mcts"
@@ -69,12 +92,27 @@ class MctsBot(BaseBot):
     def __init__(self, evaluator: Evaluator | None = None, *, seed: int = 0,
                  iterations: int = 0, time_ms: float = 0.0, threads: int = 1, c: float = 0.7,
                  rollout: str = "random", cutoff: int = 0,
+                 eval: str = "rollout", rollout_steps: int = 0, prior: str = "none",
+                 c_puct: float = 1.5, model: str = "",
                  margin_weight: float = 0.25, margin_scale: float = 20.0,
                  win_temperature: float = WIN_TEMPERATURE, solo_reference: float = 150.0,
                  solo_scale: float = 50.0, reuse: bool = True,
                  max_nodes: int = 2_000_000, calibrated: bool = True) -> None:
         if rollout not in POLICIES:
             raise ValueError(f"mcts option rollout must be 'random' or 'heuristic', got {rollout!r}")
+        if eval not in ("rollout", "model"):
+            raise ValueError(f"mcts option eval must be 'rollout' or 'model', got {eval!r}")
+        if prior not in ("none", "model"):
+            raise ValueError(f"mcts option prior must be 'none' or 'model', got {prior!r}")
+        if rollout_steps < 0 or (rollout_steps and eval != "model"):
+            raise ValueError(f"mcts option rollout_steps must be >= 0 and needs eval=model, "
+                             f"got {rollout_steps} with eval={eval}")
+        if not math.isfinite(c_puct) or c_puct < 0:
+            raise ValueError(f"mcts option c_puct must be a finite number >= 0, got {c_puct}")
+        if model and eval != "model" and prior != "model":
+            raise ValueError("mcts option model needs eval=model or prior=model")
+        if eval == "model":
+            check_model_eval("mcts", calibrated, evaluator)
         if not 1 <= threads <= 64:
             raise ValueError(f"mcts option threads must be 1..64, got {threads}")
         for key, value in (("c", c), ("time_ms", time_ms), ("margin_weight", margin_weight),
@@ -96,15 +134,22 @@ class MctsBot(BaseBot):
         self.time_ms = time_ms
         self.threads = threads
         self.reuse = reuse
-        if evaluator is None:
+        network = load_evaluator(model) if "model" in (eval, prior) else None
+        if eval == "model":
+            evaluator = network if not rollout_steps else RolloutEvaluator(
+                network, policy=rollout, cutoff=rollout_steps)
+        elif evaluator is None:
             evaluator = RolloutEvaluator(HeuristicEvaluator(win_temperature=win_temperature),
                                          policy=rollout, cutoff=cutoff)
         elif not isinstance(evaluator, Evaluator):
             raise ValueError(f"mcts evaluator must be an Evaluator, got {type(evaluator).__name__}")
         self.evaluator = evaluator
-        self._engine = MctsEngine(threads, evaluator, c=c, max_nodes=max_nodes,
-                                  margin_weight=margin_weight, margin_scale=margin_scale,
-                                  solo_reference=solo_reference, solo_scale=solo_scale)
+        self.network = network
+        self._engine = MctsEngine(threads, evaluator, c=c, c_puct=c_puct,
+                                  prior=network if prior == "model" else None,
+                                  max_nodes=max_nodes, margin_weight=margin_weight,
+                                  margin_scale=margin_scale, solo_reference=solo_reference,
+                                  solo_scale=solo_scale)
         self._calls = 0
         self._stop_requested = False
         self._lock = threading.Lock()

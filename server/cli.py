@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from gallerist.ai.calibration import CalibrationError
+from gallerist.ai.model_file import ModelFileError
 from gallerist.server.commands import (CliError, analyze, apply, arena, demo, hint, legal,
                                        loadtest, new, play, replay, review, selfplay, serve, train)
 
@@ -78,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.status
-    except CalibrationError as exc:   # a command that made a bot (serve checks at start)
+    except (CalibrationError, ModelFileError) as exc:   # a command that made a bot
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

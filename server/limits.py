@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gallerist.ai.calibration import CalibrationError
+from gallerist.ai.model_file import ModelFileError
 from gallerist.ai.bot import Bot, Budget
 from gallerist.ai.spec import make_bot, parse_spec
 
@@ -41,7 +42,7 @@ class Limits:
         max_time_ms: longest search time, ms.
         max_depth: deepest expectimax search, in decisions.
         max_threads: most threads one search may use (each takes one search slot).
-        max_nodes: largest MCTS tree (nodes; about 64 bytes each).
+        max_nodes: largest MCTS tree (nodes; 68 bytes each).
         max_tt_bits: largest expectimax transposition table, log2 of its entries
             (32 bytes each).
         default_bot: the bot spec used when a request names none.
@@ -155,6 +156,9 @@ def check_spec(spec: str, limits: Limits, *, field: str = "bot_spec") -> tuple[s
             raise RequestError(field, f"option {key}={value} must be >= 0")
         if key in _POSITIVE_OPTIONS and value <= 0:
             raise RequestError(field, f"option {key}={value} must be > 0")
+        if key == "model" and not limits.local and field != "default_bot":
+            raise RequestError(field, "option model: a request cannot name a model file "
+                                      "(the server uses its own: leave model out)")
         limit_name = _SIZE_OPTIONS.get(key)
         if limit_name is not None:
             limit = getattr(limits, limit_name)
@@ -173,7 +177,7 @@ def build_bot(spec: str, seed: int, *, field: str = "bot_spec") -> Bot:
     """
     try:
         return make_bot(spec, seed)  # type: ignore[no-any-return]
-    except CalibrationError:   # the server's installation, not the request, is at fault
+    except (CalibrationError, ModelFileError):   # the installation's files, not the request
         raise
     except ValueError as exc:
         raise RequestError(field, str(exc)) from None

@@ -5,6 +5,8 @@ with the request field at fault:
 
 - a bad state, action, bot, option, budget or seed: INVALID_ARGUMENT;
 - every search slot busy: RESOURCE_EXHAUSTED;
+- a bot that needs a model file the server lacks (eval=model, prior=model without
+  a packaged model): FAILED_PRECONDITION;
 - an unexpected exception (a bug): INTERNAL, logged with its traceback.
 
 Each call is logged on the ``gallerist.server`` logger: method, budget, elapsed time and
@@ -27,6 +29,7 @@ from gallerist import engine
 from gallerist.engine.actions import action_to_string, describe_decision
 from gallerist.v1 import hints_pb2
 from gallerist.ai.bot import Bot, Budget
+from gallerist.ai.model_file import ModelFileError
 from gallerist.ai.review import analyse_position, position_seed
 from gallerist.server import convert
 from gallerist.server.hint_requests import hint_search
@@ -116,6 +119,9 @@ def _abort_for(exc: Exception, call: _Call, context: grpc.ServicerContext) -> No
         context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
     if isinstance(exc, Overloaded):
         context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+    if isinstance(exc, ModelFileError):   # e.g. eval=model on a server without a model
+        call.extra = f" error={exc}"
+        context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
     if context.code() is not None:  # type: ignore[attr-defined]  # abort() chose the status
         raise exc
     log.exception("%s failed", call.method)

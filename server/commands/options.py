@@ -133,7 +133,7 @@ def add_limits(p: argparse.ArgumentParser) -> None:
                    help=f"most threads one search may use; each takes a search slot "
                         f"(default {d.max_threads}, at most --workers)")
     g.add_argument("--max-nodes", type=int, default=d.max_nodes, metavar="N",
-                   help=f"largest MCTS tree in nodes, ~64 bytes each (default {d.max_nodes})")
+                   help=f"largest MCTS tree in nodes, 68 bytes each (default {d.max_nodes})")
     g.add_argument("--default-bot", default=d.default_bot, metavar="SPEC",
                    help=f"bot of requests that name none (default {d.default_bot!r})")
 

@@ -7,6 +7,7 @@ import os
 from typing import Any
 
 from gallerist.ai.calibration import Calibration, CalibrationError
+from gallerist.ai.model_file import ModelFileError
 from gallerist.server.app import DEFAULT_PORT, GalleristServer, serve
 from gallerist.server.commands import CliError
 from gallerist.server.commands.options import add_command, add_limits, port
@@ -66,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
         limits = Limits(max_iterations=args.max_iterations, max_time_ms=args.max_time_ms,
                         max_depth=args.max_depth, max_threads=args.max_threads,
                         max_nodes=args.max_nodes, default_bot=args.default_bot)
+    except ModelFileError as exc:   # the default bot's model file: refused at start-up
+        raise CliError(str(exc), status=1) from None
     except (ValueError, RequestError) as exc:
         raise CliError(f"bad limit: {exc}") from None
 

@@ -1,0 +1,331 @@
+"""The model file: a trained evaluation network as a NumPy `.npz`, its checks and the
+NumPy reference forward pass.
+
+The file (written by `save_model`, read by `load_model`; np.savez, no pickles) holds:
+
+- `format` = "gallerist-model" (0-d str), `format_version` = 1, `observation_version` and
+  `observation_size` (must equal engine.OBSERVATION_VERSION / OBSERVATION_SIZE),
+  `num_actions` (183, the engine's action ids), `money_scale` (money = scale * raw
+  output), `num_layers` (L >= 1), `metadata` (0-d str: a JSON object of training details);
+- the trunk, float32: `trunk_w{i}` (in_i, out_i) and `trunk_b{i}` (out_i,), i = 0..L-1,
+  a ReLU after each; in_0 = observation_size, in_{i+1} = out_i;
+- the heads on the last hidden vector h (width H), float32: `win_w` (H, 4), `win_b` (4):
+  win-share logits of the 4 tensor seats (own seat first: tensor seat k is real seat
+  (player + k) % n), a softmax over the n present seats; `money_w` (H, 4), `money_b` (4):
+  final money / money_scale per tensor seat; `policy_w` (H, 183), `policy_b` (183):
+  logits over the action ids, a softmax over the legal ones.
+
+A file that breaks any of this is a `ModelFileError` naming the file and the mismatch.
+`Model.forward` is the specification of the C forward pass (ai/_model.pyx).
+"""
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+import tempfile
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from gallerist import engine
+
+FORMAT = "gallerist-model"
+FORMAT_VERSION = 1
+#: Tensor seats of the value heads (the observation's seat blocks).
+NUM_SEATS = 4
+NUM_ACTIONS = engine.NUM_DISTINCT_ACTIONS
+#: The widest hidden layer and the most layers the C evaluator takes (its scratch
+#: buffers are on the stack of the search threads).
+MAX_WIDTH = 4096
+MAX_LAYERS = 8
+PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models", "default.npz")
+HEADER_KEYS = ("format", "format_version", "observation_version", "observation_size",
+               "num_actions", "money_scale", "num_layers", "metadata")
+HEADS = ("win", "money", "policy")
+
+
+class ModelFileError(ValueError):
+    """A model file that is missing, unreadable or does not match the engine (names the
+    file and the mismatch)."""
+
+
+@dataclass(frozen=True)
+class Model:
+    """A validated network (float32 C-contiguous arrays), from `load_model`.
+
+    Attributes:
+        trunk: ((W_i, b_i), ...): W_i of shape (in_i, out_i), ReLU after each layer.
+        win_w, win_b, money_w, money_b, policy_w, policy_b: the heads (module docstring).
+        money_scale: money in $ = money_scale * the money head's output.
+        metadata: the training details (a JSON object).
+        source: where it came from (a path), for messages.
+    """
+
+    trunk: tuple[tuple[np.ndarray, np.ndarray], ...]
+    win_w: np.ndarray
+    win_b: np.ndarray
+    money_w: np.ndarray
+    money_b: np.ndarray
+    policy_w: np.ndarray
+    policy_b: np.ndarray
+    money_scale: float
+    metadata: dict[str, Any] = field(default_factory=dict)
+    source: str = "<memory>"
+
+    @property
+    def hidden(self) -> tuple[int, ...]:
+        """The widths of the trunk's layers."""
+        return tuple(int(w.shape[1]) for w, _ in self.trunk)
+
+    def raw(self, obs: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The network's outputs on a batch (B, observation_size) or one observation:
+        (win logits (B, 4), money / money_scale (B, 4), policy logits (B, 183)) by tensor
+        seat, in float32 arithmetic."""
+        x = np.asarray(obs, dtype=np.float32)
+        single = x.ndim == 1
+        x = np.atleast_2d(x)
+        size = self.trunk[0][0].shape[0]
+        if x.ndim != 2 or x.shape[1] != size:
+            raise ValueError(f"observations must have shape (batch, {size}), got {np.shape(obs)}")
+        h = x
+        for w, b in self.trunk:
+            h = np.maximum(h @ w + b, np.float32(0))
+        out = (h @ self.win_w + self.win_b, h @ self.money_w + self.money_b,
+               h @ self.policy_w + self.policy_b)
+        return tuple(o[0] for o in out) if single else out   # type: ignore[return-value]
+
+    def forward(self, obs: Any, num_players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(win shares (B, 4), money in $ (B, 4), policy logits (B, 183)) by tensor seat
+        for observations of an n-player game: the win softmax over the n present seats
+        (seats >= n get 0; solo 1.0 for seat 0), money = money_scale * raw output."""
+        if not 1 <= num_players <= NUM_SEATS:
+            raise ValueError(f"num_players must be 1..{NUM_SEATS}, got {num_players}")
+        logits, money, policy = self.raw(obs)
+        z = logits[..., :num_players]
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        win = np.zeros_like(logits)
+        win[..., :num_players] = e / e.sum(axis=-1, keepdims=True)
+        return win, np.float32(self.money_scale) * money, policy
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The weights by their file keys (trunk_w0, ..., policy_b)."""
+        out: dict[str, np.ndarray] = {}
+        for i, (w, b) in enumerate(self.trunk):
+            out[f"trunk_w{i}"], out[f"trunk_b{i}"] = w, b
+        for head in HEADS:
+            out[f"{head}_w"], out[f"{head}_b"] = getattr(self, f"{head}_w"), getattr(self, f"{head}_b")
+        return out
+
+
+def load_model(path: str) -> Model:
+    """Read and check a model file; ModelFileError naming the file and the mismatch."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise ModelFileError(f"model file {path} is missing")
+    try:
+        data = np.load(path, allow_pickle=False)
+    except ValueError:   # numpy found neither an archive nor an array: pickled or other data
+        raise ModelFileError(f"model file {path} is not an .npz archive (model files are "
+                             f"np.savez archives without pickles)") from None
+    except (OSError, EOFError, zipfile.BadZipFile) as exc:
+        raise ModelFileError(f"model file {path} is not a readable .npz archive: {exc}") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise ModelFileError(f"model file {path} is not an .npz archive (it holds one array)")
+    try:
+        with data:
+            arrays = {key: data[key] for key in data.files}
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+        raise ModelFileError(f"model file {path} is not a readable .npz archive: {exc}") from None
+    return validate(arrays, source=path)
+
+
+def validate(arrays: Mapping[str, Any], source: str = "<memory>") -> Model:
+    """A Model from the file's arrays, every key, dtype, shape and version checked."""
+    def fail(key: str, problem: str) -> ModelFileError:
+        return ModelFileError(f"model file {source}: {key}: {problem}")
+
+    def get(key: str) -> np.ndarray:
+        if key not in arrays:
+            raise fail(key, "missing")
+        return np.asarray(arrays[key])
+
+    def scalar_int(key: str) -> int:
+        a = get(key)
+        if a.shape != () or a.dtype.kind not in "iu":
+            raise fail(key, f"must be a 0-d integer, got dtype {a.dtype} shape {a.shape}")
+        return int(a)
+
+    def scalar_str(key: str) -> str:
+        a = get(key)
+        if a.shape != () or a.dtype.kind != "U":
+            raise fail(key, f"must be a 0-d string, got dtype {a.dtype} shape {a.shape}")
+        return str(a)
+
+    fmt = scalar_str("format")
+    if fmt != FORMAT:
+        raise fail("format", f"must be {FORMAT!r}, got {fmt!r}")
+    for key, want in (("format_version", FORMAT_VERSION),
+                      ("observation_version", engine.OBSERVATION_VERSION),
+                      ("observation_size", engine.OBSERVATION_SIZE),
+                      ("num_actions", NUM_ACTIONS)):
+        got = scalar_int(key)
+        if got != want:
+            what = {"format_version": "model layout version",
+                    "observation_version": "observation layout version (engine.OBSERVATION_VERSION)",
+                    "observation_size": "observation size (engine.OBSERVATION_SIZE)",
+                    "num_actions": "number of action ids"}[key]
+            raise fail(key, f"{what} mismatch: the engine expects {want}, the file has {got}")
+    scale = get("money_scale")
+    if scale.shape != () or scale.dtype.kind not in "fiu":
+        raise fail("money_scale", f"must be a 0-d number, got dtype {scale.dtype} shape {scale.shape}")
+    money_scale = float(scale)
+    if not math.isfinite(money_scale) or money_scale <= 0:
+        raise fail("money_scale", f"must be a finite number > 0, got {money_scale}")
+    layers = scalar_int("num_layers")
+    if not 1 <= layers <= MAX_LAYERS:
+        raise fail("num_layers", f"must be 1..{MAX_LAYERS}, got {layers}")
+    try:
+        metadata = json.loads(scalar_str("metadata"))
+    except ValueError as exc:
+        raise fail("metadata", f"is not valid JSON: {exc}") from None
+    if not isinstance(metadata, dict):
+        raise fail("metadata", f"must be a JSON object, got {type(metadata).__name__}")
+
+    expected = (set(HEADER_KEYS) | {f"trunk_{k}{i}" for i in range(layers) for k in "wb"}
+                | {f"{head}_{k}" for head in HEADS for k in "wb"})
+    extra = sorted(set(arrays) - expected)
+    if extra:
+        raise fail(", ".join(extra), f"unexpected key(s) for a {layers}-layer model "
+                                     f"(num_layers = {layers})")
+
+    def weights(key: str, shape: tuple[int | None, ...]) -> np.ndarray:
+        a = get(key)
+        if a.dtype != np.float32:
+            raise fail(key, f"must be float32, got {a.dtype}")
+        if a.ndim != len(shape) or any(w is not None and w != g for w, g in zip(shape, a.shape)):
+            want = "(" + ", ".join("any" if w is None else str(w) for w in shape) + ")"
+            raise fail(key, f"wrong shape: expected {want}, got {a.shape}")
+        if not np.isfinite(a).all():
+            raise fail(key, "holds NaN or infinite weights")
+        return np.ascontiguousarray(a)
+
+    trunk = []
+    width = engine.OBSERVATION_SIZE
+    for i in range(layers):
+        w = weights(f"trunk_w{i}", (width, None))
+        out = int(w.shape[1])
+        if not 1 <= out <= MAX_WIDTH:
+            raise fail(f"trunk_w{i}", f"layer width must be 1..{MAX_WIDTH}, got {out}")
+        trunk.append((w, weights(f"trunk_b{i}", (out,))))
+        width = out
+    heads = {}
+    for head, size in (("win", NUM_SEATS), ("money", NUM_SEATS), ("policy", NUM_ACTIONS)):
+        heads[f"{head}_w"] = weights(f"{head}_w", (width, size))
+        heads[f"{head}_b"] = weights(f"{head}_b", (size,))
+    return Model(trunk=tuple(trunk), money_scale=money_scale, metadata=metadata, source=source,
+                 **heads)
+
+
+def save_model(path: str, arrays: Mapping[str, Any], metadata: Mapping[str, Any]) -> Model:
+    """Check and write a model file (atomically: a file that fails the checks is never
+    written). `arrays` holds the weights (trunk_w{i}, trunk_b{i}, the heads; floating
+    arrays are stored as float32) and `money_scale`; the header keys (format,
+    format_version, observation_version, observation_size, num_actions, num_layers) are
+    filled in when absent and checked when given. `metadata`: a JSON-serialisable dict.
+    Returns the Model as `load_model` will read it."""
+    path = os.fspath(path)
+    try:
+        meta_text = json.dumps(dict(metadata), sort_keys=True)
+    except (TypeError, ValueError) as exc:
+        raise ModelFileError(f"model file {path}: metadata: not JSON-serialisable: {exc}") from None
+    out: dict[str, np.ndarray] = {}
+    for key, value in arrays.items():
+        a = np.asarray(value)
+        out[key] = a.astype(np.float32) if a.dtype.kind == "f" and key != "money_scale" else a
+    layers = sum(1 for key in out if key.startswith("trunk_w"))
+    defaults = {"format": np.array(FORMAT), "format_version": np.array(FORMAT_VERSION),
+                "observation_version": np.array(engine.OBSERVATION_VERSION),
+                "observation_size": np.array(engine.OBSERVATION_SIZE),
+                "num_actions": np.array(NUM_ACTIONS), "num_layers": np.array(layers)}
+    for key, value in defaults.items():
+        out.setdefault(key, value)
+    if "money_scale" in out:
+        out["money_scale"] = np.asarray(out["money_scale"], dtype=np.float64)
+    out["metadata"] = np.array(meta_text)
+    model = validate(out, source=path)
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".model-", suffix=".npz")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, **out)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    return model
+
+
+def random_arrays(hidden: tuple[int, ...] = (64, 64), seed: int = 0, money_scale: float = 100.0,
+                  scale: float = 1.0) -> dict[str, np.ndarray]:
+    """Random weights of the file's layout (He-style scale times `scale`) and money_scale,
+    for tests and benchmarks: `save_model(path, random_arrays(), {})`."""
+    rng = np.random.default_rng(seed)
+    out: dict[str, np.ndarray] = {"money_scale": np.array(float(money_scale))}
+    width = engine.OBSERVATION_SIZE
+    for i, h in enumerate(hidden):
+        out[f"trunk_w{i}"] = (rng.standard_normal((width, h)) * scale * math.sqrt(2.0 / width)
+                              ).astype(np.float32)
+        out[f"trunk_b{i}"] = (rng.standard_normal(h) * 0.1 * scale).astype(np.float32)
+        width = h
+    for head, size in (("win", NUM_SEATS), ("money", NUM_SEATS), ("policy", NUM_ACTIONS)):
+        out[f"{head}_w"] = (rng.standard_normal((width, size)) * scale / math.sqrt(width)
+                            ).astype(np.float32)
+        out[f"{head}_b"] = (rng.standard_normal(size) * 0.1 * scale).astype(np.float32)
+    return out
+
+
+def model_path(path: str = "") -> str:
+    """The model file a bot option names: `path`, or with "" the packaged default
+    (ModelFileError "no model: pass model=PATH" when the package has none)."""
+    if path:
+        return os.path.abspath(os.fspath(path))
+    if not os.path.exists(PACKAGED):
+        raise ModelFileError(f"no model: pass model=PATH (the package has no default model, "
+                             f"{PACKAGED})")
+    return PACKAGED
+
+
+def load_evaluator(path: str = "") -> Any:
+    """The ai._model.ModelEvaluator of a model file (`model_path(path)`), read and checked
+    once per file version (a file rewritten since is read again): the evaluator is
+    read-only, so bots and search threads share it."""
+    full = model_path(path)
+    try:
+        st = os.stat(full)
+    except OSError:
+        raise ModelFileError(f"model file {full} is missing") from None
+    return _evaluator(full, st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _evaluator(path: str, mtime_ns: int, size: int) -> Any:
+    from gallerist.ai._model import ModelEvaluator
+
+    return ModelEvaluator(load_model(path))
+
+
+def check_model_eval(bot: str, calibrated: bool, evaluator: Any) -> None:
+    """The checks of a bot's eval=model: no calibration map exists for a network's
+    estimates yet (so calibrated=false is required rather than raw numbers reported as
+    calibrated), and an explicit evaluator would contradict it (ValueError)."""
+    if calibrated:
+        raise ValueError(f"{bot} option eval=model has no calibration map yet: add "
+                         f"calibrated=false (the network's own estimates, reported raw)")
+    if evaluator is not None:
+        raise ValueError(f"{bot}: pass either an evaluator or eval=model, not both")
