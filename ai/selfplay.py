@@ -13,7 +13,10 @@ A run writes a directory:
   move (docs/observation.md), ``policy`` float32 (P, 183), ``legal`` bool
   (P, 183), ``action`` int16, ``player`` int8, ``num_players`` int8, ``turn`` int16,
   ``game`` int32, ``final_money`` float32 (P, 4) and ``win_share`` float32 (P, 4), the last
-  two in tensor seat order (column k is player (player + k) % n; absent seats zero).
+  two in tensor seat order (column k is player (player + k) % n; absent seats zero);
+  ``root_win`` and ``root_money`` float32 (P, 4), the same seats' win probabilities and
+  expected money as the bot's analysis reported them before the move (its root summary;
+  solo: win 1), NaN where the bot plays without an analysis (random, greedy).
 
 Every seat is played by its own copy of the bot, which sees only its view. The policy
 target is the search's root visit share per action id (MoveInfo.visits); a bot without
@@ -84,6 +87,8 @@ COLUMNS: dict[str, tuple[Any, tuple[int, ...]]] = {
     "game": (np.int32, ()),
     "final_money": (np.float32, (4,)),
     "win_share": (np.float32, (4,)),
+    "root_win": (np.float32, (4,)),
+    "root_money": (np.float32, (4,)),
 }
 
 
@@ -104,13 +109,15 @@ class _Recorder:
     def __init__(self, bot: Any, analyse: bool) -> None:
         self.bot, self.analyse = bot, analyse
         self.visits: dict[int, int] | None = None
+        self.root: Any = None   # the analysis' PositionSummary (None: no analysis)
 
     def choose(self, view: engine.GameState) -> int:
         if not self.analyse:
-            self.visits = None
+            self.visits = self.root = None
             return int(self.bot.choose(view))
         analysis = self.bot.analyze(view)
         self.visits = {m.action: int(m.visits) for m in analysis.moves if m.visits > 0}
+        self.root = analysis.root
         return int(analysis.best.action)
 
 
@@ -126,7 +133,8 @@ def play_selfplay_game(game: GameSpec) -> tuple[int, dict[str, np.ndarray]]:
     from gallerist.ai.spec import make_bot
 
     seats: list[_Recorder] = []
-    rows: dict[str, list[Any]] = {k: [] for k in ("obs", "policy", "legal", "action", "player", "turn")}
+    rows: dict[str, list[Any]] = {k: [] for k in ("obs", "policy", "legal", "action", "player", "turn",
+                                                 "root_win", "root_money")}
 
     def on_action(state: engine.GameState, player: int, action: int) -> None:
         if player == engine.CHANCE:
@@ -147,6 +155,15 @@ def play_selfplay_game(game: GameSpec) -> tuple[int, dict[str, np.ndarray]]:
         rows["action"].append(action)
         rows["player"].append(player)
         rows["turn"].append(state.turn_number)
+        root, n = seats[player].root, state.num_players
+        win = money = [np.nan] * n   # no analysis, or one without every seat's numbers
+        if root is not None and len(root.expected_money) == n:
+            money = list(root.expected_money)
+            win = list(root.win_probabilities) if n > 1 else [1.0]   # solo: as win_share
+            if len(win) != n:
+                win = [np.nan] * n
+        rows["root_win"].append(win)
+        rows["root_money"].append(money)
 
     try:
         for seat, spec in enumerate(game.seats):
@@ -168,6 +185,11 @@ def play_selfplay_game(game: GameSpec) -> tuple[int, dict[str, np.ndarray]]:
     final_money = np.zeros((len(player), 4), np.float32)
     win_share = np.zeros((len(player), 4), np.float32)
     final_money[:, :n], win_share[:, :n] = money[seat], share[seat]
+    root_win = np.zeros((len(player), 4), np.float32)
+    root_money = np.zeros((len(player), 4), np.float32)
+    if len(player):
+        root_win[:, :n] = np.take_along_axis(np.asarray(rows["root_win"], np.float32), seat, 1)
+        root_money[:, :n] = np.take_along_axis(np.asarray(rows["root_money"], np.float32), seat, 1)
     count = len(player)
     return game.index, {
         "obs": np.asarray(rows["obs"], np.float32).reshape(count, engine.OBSERVATION_SIZE),
@@ -180,6 +202,8 @@ def play_selfplay_game(game: GameSpec) -> tuple[int, dict[str, np.ndarray]]:
         "game": np.full(count, game.index, np.int32),
         "final_money": final_money,
         "win_share": win_share,
+        "root_win": root_win,
+        "root_money": root_money,
     }
 
 

@@ -147,10 +147,30 @@ def _device_batch(data: Dataset, rows: np.ndarray, size: int, money_scale: float
     idx = np.concatenate([rows, np.zeros(pad, rows.dtype)]) if pad else rows
     weight = np.concatenate([np.ones(len(rows), np.float32), np.zeros(pad, np.float32)])
     present = np.arange(SEATS)[None, :] < a["num_players"][idx].astype(np.int64)[:, None]
-    return {"obs": jnp.asarray(a["obs"][idx]), "win_share": jnp.asarray(a["win_share"][idx]),
-            "money": jnp.asarray(a["final_money"][idx] / np.float32(money_scale)),
+    win, money = a.get("target_win", a["win_share"]), a.get("target_money", a["final_money"])
+    return {"obs": jnp.asarray(a["obs"][idx]), "win_share": jnp.asarray(win[idx]),
+            "money": jnp.asarray(money[idx] / np.float32(money_scale)),
             "policy": jnp.asarray(a["policy"][idx]), "legal": jnp.asarray(a["legal"][idx]),
             "present": jnp.asarray(present), "weight": jnp.asarray(weight)}
+
+
+def value_targets(data: Dataset, search_weight: float) -> None:
+    """Add the value heads' targets to `data`: ``target_win`` / ``target_money`` =
+    (1 - w) * the game's outcome (win share, final money) + w * the searching bot's root
+    estimate of the same (the records' ``root_win`` / ``root_money``; AlphaZero's z mixed
+    with the search's q, as KataGo does), the outcome alone where a row has no estimate.
+    A game's outcome is one label for its ~200 positions; the search's estimate moves with
+    the position, so the mix learns from far fewer games. Metrics stay against the outcome.
+    """
+    a = data.arrays
+    for target, outcome, estimate in (("target_win", "win_share", "root_win"),
+                                      ("target_money", "final_money", "root_money")):
+        if estimate not in a:
+            continue
+        q = a[estimate]
+        has = np.isfinite(q).all(axis=1, keepdims=True)
+        mixed = (1 - search_weight) * a[outcome] + search_weight * np.where(has, q, 0)
+        a[target] = np.where(has, mixed, a[outcome]).astype(np.float32)
 
 
 def _chunks(rows: np.ndarray, size: int) -> list[np.ndarray]:
@@ -268,6 +288,8 @@ def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> d
     data = load_records(data_dirs, o["players"])
     check_layout(data)
     train_set, val_set = split_by_game(data, o["val_fraction"], o["seed"])
+    for part in (train_set, val_set):
+        value_targets(part, o["search_weight"])
     size, scale, mw = min(o["batch"], len(train_set)), float(o["money_scale"]), float(o["money_weight"])
     params = init_params(jax.random.key(o["seed"]), data.observation_size, data.num_actions,
                          o["hidden"])

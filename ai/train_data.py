@@ -37,6 +37,13 @@ COLUMNS: dict[str, tuple[type, tuple[object, ...]]] = {
     "final_money": (np.float32, (SEATS,)),
     "win_share": (np.float32, (SEATS,)),
 }
+#: Arrays a shard may hold (records of older runs lack them; read as NaN): the searching
+#: bot's own estimate of every seat's win share and final money before the move (its
+#: analysis' root summary, tensor seat order), NaN where the bot made no analysis.
+OPTIONAL_COLUMNS: dict[str, tuple[type, tuple[object, ...]]] = {
+    "root_win": (np.float32, (SEATS,)),
+    "root_money": (np.float32, (SEATS,)),
+}
 
 
 class RecordsError(ValueError):
@@ -112,7 +119,7 @@ def _sha256(path: Path) -> str:
 def _read_shard(path: Path, size: int, actions: int, positions: object) -> dict[str, np.ndarray]:
     try:
         with np.load(path, allow_pickle=False) as npz:
-            arrays = {k: npz[k] for k in COLUMNS if k in npz.files}
+            arrays = {k: npz[k] for k in (*COLUMNS, *OPTIONAL_COLUMNS) if k in npz.files}
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         raise RecordsError(f"{path}: unreadable shard ({exc})") from None
     rows = None
@@ -126,6 +133,11 @@ def _read_shard(path: Path, size: int, actions: int, positions: object) -> dict[
                                f"{np.dtype(dtype)} of shape "
                                f"{(rows if rows is not None else 'P', *want)}")
         rows = len(a)
+    for key, (dtype, tail) in OPTIONAL_COLUMNS.items():
+        a = arrays.setdefault(key, np.full((rows or 0, *tail), np.nan, dtype))  # type: ignore[arg-type]
+        if a.dtype != dtype or a.shape != (rows or 0, *tail):
+            raise RecordsError(f"{path}: {key} is {a.dtype} of shape {a.shape}, expected "
+                               f"{np.dtype(dtype)} of shape {(rows, *tail)}")
     if isinstance(positions, int) and positions != rows:
         raise RecordsError(f"{path}: {rows} rows, the manifest says {positions}")
     return arrays

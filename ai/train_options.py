@@ -25,6 +25,7 @@ DEFAULTS: dict[str, Any] = {
     "money_scale": 100.0,    # money = money_scale * the money head's output
     "money_weight": 1.0,     # weight of the money MSE in the loss
     "weight_decay": 0.0,     # decoupled weight decay per step, x lr (AdamW; 0: Adam)
+    "search_weight": 0.5,    # share of the search's root estimate in the value targets
     "progress": True,        # a tqdm bar on stderr
 }
 
@@ -92,6 +93,9 @@ def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(wd, (int, float)) or isinstance(wd, bool) or not math.isfinite(wd) \
             or wd < 0:
         raise TrainingError("weight_decay", f"{wd!r}: expected a number >= 0")
+    sw = o["search_weight"]
+    if not isinstance(sw, (int, float)) or isinstance(sw, bool) or not 0 <= sw <= 1:
+        raise TrainingError("search_weight", f"{sw!r}: expected a share in 0..1")
     if o["val_fraction"] >= 1:
         raise TrainingError("val_fraction", f"{o['val_fraction']!r}: expected a share in (0, 1)")
     if o["players"] is not None and o["players"] not in (1, 2, 3, 4):

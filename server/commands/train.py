@@ -52,6 +52,10 @@ def add(sub: Any) -> None:
                    help=f"weight of the money error in the loss (default {d['money_weight']:g})")
     p.add_argument("--weight-decay", type=float, default=d["weight_decay"], metavar="D",
                    help=f"AdamW's decoupled weight decay (default {d['weight_decay']:g}: Adam)")
+    p.add_argument("--search-weight", type=float, default=d["search_weight"], metavar="W",
+                   help="share of the searching bot's own root estimate in the value targets "
+                        "(the rest: the game's outcome; records without estimates use the "
+                        f"outcome alone; default {d['search_weight']:g})")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -73,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
                "lr": args.lr, "seed": args.seed, "val_fraction": args.val_fraction,
                "patience": args.patience, "players": args.players,
                "money_scale": args.money_scale, "money_weight": args.money_weight,
-               "weight_decay": args.weight_decay, "progress": not args.no_progress}
+               "weight_decay": args.weight_decay, "search_weight": args.search_weight,
+               "progress": not args.no_progress}
     try:
         check_options(options)
     except TrainingError as exc:

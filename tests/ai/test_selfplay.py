@@ -67,7 +67,8 @@ def replay_check(rows: dict[str, np.ndarray], seed: int) -> None:
 def check_layout(rows: dict[str, np.ndarray]) -> None:
     dtypes = {"obs": np.float32, "policy": np.float32, "legal": np.bool_, "action": np.int16,
               "player": np.int8, "num_players": np.int8, "turn": np.int16, "game": np.int32,
-              "final_money": np.float32, "win_share": np.float32}
+              "final_money": np.float32, "win_share": np.float32, "root_win": np.float32,
+              "root_money": np.float32}
     assert set(rows) == set(dtypes)
     p = len(rows["action"])
     for key, dtype in dtypes.items():
@@ -80,6 +81,7 @@ def check_layout(rows: dict[str, np.ndarray]) -> None:
     assert not (rows["policy"] * ~rows["legal"]).any(), "the policy is zero off the legal ids"
     assert rows["legal"][np.arange(p), rows["action"]].all(), "the action played is legal"
     np.testing.assert_allclose(rows["win_share"].sum(axis=1), 1.0, atol=1e-6)
+    assert rows["root_win"].shape == rows["root_money"].shape == (p, 4)
 
 
 def test_mcts_records_follow_the_format_and_replay_to_their_final_money_and_win_shares(tmp_path) -> None:
@@ -95,6 +97,12 @@ def test_mcts_records_follow_the_format_and_replay_to_their_final_money_and_win_
     assert (rows["policy"][p, rows["action"]] == rows["policy"].max(axis=1)).all()
     assert (rows["policy"].max(axis=1) < 1).any(), "visit shares, not one-hots"
     replay_check(rows, seed=5)
+    # the search's own root estimates (the value targets' q): a distribution over the
+    # two seats, own seat first, equal to what the bot's analysis reports for that view
+    assert np.isfinite(rows["root_win"]).all() and np.isfinite(rows["root_money"]).all()
+    np.testing.assert_allclose(rows["root_win"].sum(axis=1), 1.0, atol=1e-5)
+    assert (rows["root_win"][:, 2:] == 0).all() and (rows["root_money"][:, 2:] == 0).all()
+    assert len(np.unique(rows["root_win"][:, 0])) > 10, "the estimate moves with the position"
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["format"] == "gallerist-selfplay" and manifest["format_version"] == 1
     assert manifest["num_actions"] == 183 and manifest["players"] == 2 and manifest["spec"] == MCTS
@@ -116,6 +124,7 @@ def test_greedy_records_one_hot_policies_and_rotate_results_own_seat_first(tmp_p
     assert (rows["final_money"][:, players:] == 0).all() and (rows["win_share"][:, players:] == 0).all()
     if players == 1:
         assert (rows["win_share"][:, 0] == 1).all()
+    assert np.isnan(rows["root_win"][:, :players]).all(), "no analysis, no root estimate"
     replay_check(rows, seed=1)
 
 

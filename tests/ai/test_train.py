@@ -407,3 +407,24 @@ def test_without_jax_the_cli_says_how_to_install(records, tmp_path):
     assert run.stderr.strip().splitlines() == [
         'error: gallerist train needs JAX and optax (jax is not installed): '
         'pip install -e ".[train]"']
+
+
+def test_value_targets_mix_the_outcome_with_the_search_estimate_where_there_is_one() -> None:
+    """search_weight w: the value targets are (1 - w) * outcome + w * the bot's root
+    estimate on rows that hold one, the outcome alone on rows without (NaN: greedy,
+    random, older records); the outcome itself is kept for the metrics."""
+    from gallerist.ai.train_data import Dataset
+    z = np.array([[1, 0, 0, 0], [0, 1, 0, 0]], np.float32)
+    q = np.array([[0.6, 0.4, 0, 0], [np.nan] * 4], np.float32)
+    money = np.array([[80, 60, 0, 0], [70, 90, 0, 0]], np.float32)
+    qm = np.array([[100, 50, 0, 0], [np.nan] * 4], np.float32)
+    data = Dataset({"win_share": z.copy(), "root_win": q, "final_money": money.copy(),
+                    "root_money": qm, "obs": np.zeros((2, 1), np.float32)}, 1, 1, 183)
+    tr.value_targets(data, 0.25)
+    np.testing.assert_allclose(data.arrays["target_win"][0], [0.9, 0.1, 0, 0], atol=1e-6)
+    np.testing.assert_allclose(data.arrays["target_win"][1], z[1])
+    np.testing.assert_allclose(data.arrays["target_money"][0], [85, 57.5, 0, 0], atol=1e-4)
+    np.testing.assert_allclose(data.arrays["target_money"][1], money[1])
+    np.testing.assert_array_equal(data.arrays["win_share"], z)
+    with pytest.raises(ValueError, match="search_weight"):
+        tr.check_options({"search_weight": 1.5})
