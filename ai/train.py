@@ -22,6 +22,7 @@ search's visit shares) over the legal ids.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -36,6 +37,7 @@ import optax
 
 from gallerist import engine
 from gallerist.ai import train_report
+from gallerist.ai.model_file import save_model
 from gallerist.ai.train_data import SEATS, Dataset, RecordsError, load_records, split_by_game
 from gallerist.ai.train_options import (DEFAULTS, HEADS, TrainingError, check_options,
                                         parse_hidden, side_paths)
@@ -44,8 +46,6 @@ __all__ = ["DEFAULTS", "HEADS", "RecordsError", "TrainingError", "check_layout",
            "init_params", "jax_forward", "masked_log_softmax", "parse_hidden", "predict",
            "row_losses", "side_paths", "train"]
 
-#: The model file's format name and layout version (ai/model_file.py).
-MODEL_FORMAT, MODEL_FORMAT_VERSION = "gallerist-model", 1
 #: A logit that a masked softmax gives the absent seats and the illegal ids.
 _MASKED = -1e9
 
@@ -229,20 +229,10 @@ def predict(params: Mapping[str, Any], obs: np.ndarray, size: int = 1024
 
 
 def export(path: str | Path, arrays: Mapping[str, Any], metadata: Mapping[str, Any]) -> None:
-    """Write the model file: `arrays` (the header fields observation_version,
-    observation_size, num_actions, money_scale and the weights under their names) and
-    `metadata` (JSON) as an uncompressed .npz at exactly `path`.
-
-    Stand-in for `ai.model_file.save_model` until it lands (same format)."""
-    header = {"format": np.array(MODEL_FORMAT), "format_version": np.array(MODEL_FORMAT_VERSION),
-              "num_layers": np.array(_num_layers(arrays)),
-              "metadata": np.array(json.dumps(dict(metadata), sort_keys=True))}
-    weights = {f"trunk_{wb}{i}" for i in range(_num_layers(arrays)) for wb in "wb"}
-    weights |= {f"{head}_{wb}" for head in HEADS for wb in "wb"}
-    body = {k: np.asarray(v, np.float32) if k in weights else np.asarray(v)
-            for k, v in arrays.items()}
-    with open(path, "wb") as fh:
-        np.savez(fh, **header, **body)
+    """Write the model file: `arrays` (the header fields and the weights under their
+    names) and `metadata` (JSON), through `ai.model_file.save_model`, which checks every
+    key, shape and version before it writes (atomically)."""
+    save_model(os.fspath(path), arrays, metadata)
 
 
 def check_layout(data: Dataset) -> None:

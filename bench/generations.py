@@ -5,7 +5,7 @@ against generation 0.
 - Generation 0 is today's default MCTS with an iteration budget (`mcts:iterations=N`).
 - Generation k+1: `ai.train.train` on the self-play records of generation k's bot
   (`gallerist selfplay`'s library, `ai.selfplay.run_selfplay`), giving `gen_{k+1}.npz`;
-  its bot is `mcts:eval=model,prior=model,model=gen_{k+1}.npz,iterations=N` (same budget).
+  its bot is `mcts:eval=model,prior=model,calibrated=false,model=gen_{k+1}.npz,iterations=N` (same budget).
 - Rated in seat-paired arena games (`ai.arena.run_tournament`: every seating on every
   setup seed) against generation k and generation 0: Bradley-Terry ratings on the
   finishing order with 95% profile-likelihood intervals (`ai.ratings`). With two bots a
@@ -77,7 +77,7 @@ def default_trainer(data_dirs: list[str], out: str, **options: Any) -> dict:
 
 def default_model_spec(model: str, iterations: int) -> str:
     """The bot of a trained generation: MCTS with the model's value and policy prior."""
-    return f"mcts:eval=model,prior=model,model={model},iterations={iterations}"
+    return f"mcts:eval=model,prior=model,calibrated=false,model={model},iterations={iterations}"
 
 
 def _pair(spec_a: str, spec_b: str, *, players: int, games: int, workers: int, seed: int,
