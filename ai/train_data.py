@@ -55,7 +55,7 @@ class RecordsError(ValueError):
 class Dataset:
     """The positions of one or more record directories, as arrays of equal length.
 
-    `arrays` holds the `COLUMNS` plus ``group``: the game of each row as one integer over
+    `arrays` holds the `COLUMNS`, the `OPTIONAL_COLUMNS` (NaN where a shard has none) plus ``group``: the game of each row as one integer over
     all directories (directory i's game g and directory j's game g are different games).
     `sources` says per directory how many games and positions were read.
     """
@@ -203,10 +203,11 @@ def load_records(dirs: Sequence[str | os.PathLike[str]], players: int | None = N
             if players is not None:
                 arrays = {k: v[arrays["num_players"] == players] for k, v in arrays.items()}
             read.append(arrays)
+        columns = {**COLUMNS, **OPTIONAL_COLUMNS}
         joined = {k: np.concatenate([r[k] for r in read]) if read
                   else np.zeros((0, *(size if t is None else actions if t == "A" else t
-                                      for t in COLUMNS[k][1])), COLUMNS[k][0])
-                  for k in COLUMNS}
+                                      for t in columns[k][1])), columns[k][0])
+                  for k in columns}
         games, group = np.unique(joined["game"], return_inverse=True)
         joined["group"] = group.astype(np.int64).reshape(-1) + offset
         offset += len(games)

@@ -13,10 +13,8 @@ against generation 0.
   reported ("elo_vs_previous", "elo_vs_gen0"; > 0: the new generation is stronger).
   All arena games together also give one pool rating per generation ("pool").
 
-Status (1 Dec 2026): the self-play and training steps run with the real pieces
-(`ai.selfplay`, `ai.train`); the bot of a trained generation needs the model evaluator
-(`mcts:eval=model,...`, issue 14 parts 4-5), which had not landed when this was written:
-until it does, a run stops at generation 1's first match with "unknown option 'eval'".
+Status (1 Dec 2026): runs end to end (`--quick`: 24 s); no full run yet (see
+bench/RESULTS.md, "The learned evaluation: first models").
 
 Results: `OUT/generations.json` and `OUT/generations.png` (ratings by generation); the
 records, models and arena games go to `--work` (large; not for git). A run given the
