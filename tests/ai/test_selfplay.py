@@ -309,3 +309,16 @@ def test_same_seed_gives_the_same_records_on_local_workers_and_on_ray(tmp_path) 
     a, b = shards(local), shards(ray_dir)
     for key in a:
         np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+
+
+def test_training_reads_the_search_estimates_of_the_records(tmp_path) -> None:
+    """`gallerist train`'s reader keeps the records' root estimates (root_win,
+    root_money: the q of its value targets), finite for an analysing bot and NaN for a
+    bot without an analysis."""
+    from gallerist.ai.train_data import load_records
+    run_selfplay(MCTS, players=2, games=1, out=tmp_path / "mcts", seed=3)
+    run_selfplay("greedy", players=2, games=1, out=tmp_path / "greedy", seed=3)
+    mcts, greedy = load_records([tmp_path / "mcts"]), load_records([tmp_path / "greedy"])
+    np.testing.assert_array_equal(mcts.arrays["root_win"], shards(tmp_path / "mcts")["root_win"])
+    assert np.isfinite(mcts.arrays["root_money"]).all()
+    assert np.isnan(greedy.arrays["root_win"][:, :2]).all()
