@@ -1,6 +1,8 @@
 """The games `gallerist analyze` (and the AnalyzeGame rpc) read: a setup (seed and player
 count) and every action and chance outcome played since, from an arena/`play` record
-(JSON Lines, `ai.arena_records.GameRecord`) or a plain move list (JSON).
+(JSON Lines, `ai.arena_records.GameRecord`), a `gallerist selfplay` directory (its
+records hold every decision; the chance outcomes are dealt again from the game's seed,
+as `ai.play.play_game` dealt them) or a plain move list (JSON).
 
 A plain move list is one JSON object::
 
@@ -14,13 +16,15 @@ An illegal move is a `GameInputError` naming its index and the move.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from gallerist import engine
 from gallerist.engine.actions import action_to_string, string_to_action
 
-__all__ = ["GameInput", "GameInputError", "game_from_moves", "game_from_record", "read_game"]
+__all__ = ["GameInput", "GameInputError", "game_from_moves", "game_from_record", "read_game",
+           "selfplay_game"]
 
 
 class GameInputError(ValueError):
@@ -157,9 +161,59 @@ def _plain(data: dict[str, Any], path: str) -> GameInput:
                            names=data.get("names"), field_name=f"{path}: moves")
 
 
+def selfplay_game(path: str, game: int | None = None) -> GameInput:
+    """Game number `game` (default: the first) of a `gallerist selfplay` directory: its
+    recorded decisions, with the chance outcomes dealt again from the game's seed.
+
+    Raises:
+        GameInputError: not a self-play directory, no such game, or records that do not
+            replay (naming the row).
+    """
+    import numpy as np
+
+    from gallerist.ai import selfplay
+    from gallerist.ai.play import draw_chance
+
+    try:
+        manifest = selfplay.read_manifest(path)
+    except (OSError, ValueError) as exc:
+        raise GameInputError(f"{path}: not a self-play directory ({exc})") from None
+    shards = manifest.get("shards") or []
+    if not shards:
+        raise GameInputError(f"{path}: the self-play run has no complete shard yet")
+    g = int(shards[0]["first_game"]) if game is None else game
+    shard = next((s for s in shards if s["first_game"] <= g < s["first_game"] + s["games"]), None)
+    if shard is None:
+        raise GameInputError(f"{path}: no game {g} (the run holds games 0..{manifest['games'] - 1})")
+    rows = selfplay.read_shard(os.path.join(path, shard["file"]))
+    mine = rows["game"] == g
+    decisions, movers = rows["action"][mine].tolist(), rows["player"][mine].tolist()
+    players, seed = int(manifest["players"]), selfplay.game_seed(int(manifest["seed"]), g)
+    state = engine.new_game(num_players=players, seed=seed)
+    chance, actions, i = np.random.default_rng(seed), [], 0
+    while not state.is_terminal():
+        if state.is_chance():
+            a = draw_chance(state, chance)
+        elif i < len(decisions) and movers[i] == state.current_player:
+            a, i = int(decisions[i]), i + 1
+        else:
+            raise GameInputError(f"{path}: game {g} does not replay from its seed at decision "
+                                 f"{i} (records of another engine version?)")
+        try:
+            state.apply(a)
+        except engine.IllegalActionError as exc:
+            raise GameInputError(f"{path}: game {g}, decision {i - 1}: "
+                                 f"{action_to_string(a)} is illegal: {exc}") from None
+        actions.append(a)
+    return GameInput(seed=seed, players=players, actions=actions,
+                     names=[str(manifest["spec"])] * players, game=g,
+                     setup={"seed": seed, "players": players})
+
+
 def read_game(path: str, game: int | None = None, run: str | None = None) -> GameInput:
-    """The game of a file: a plain move list (one JSON object with "moves"), or game
-    number `game` (default: the only or first one) of a JSON Lines file of records.
+    """The game of a file: a plain move list (one JSON object with "moves"), game
+    number `game` (default: the only or first one) of a JSON Lines file of records, or
+    of a self-play directory (`selfplay_game`).
 
     Raises:
         OSError: the file cannot be read.
@@ -167,6 +221,10 @@ def read_game(path: str, game: int | None = None, run: str | None = None) -> Gam
     """
     from gallerist.ai.arena_records import RecordsError, find_game
 
+    if os.path.isdir(path):
+        if run is not None:
+            raise GameInputError(f"{path}: --run is for record files, not self-play directories")
+        return selfplay_game(path, game)
     with open(path, encoding="utf-8") as fh:
         text = fh.read()
     try:

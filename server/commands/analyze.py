@@ -41,7 +41,7 @@ def add(sub: Any) -> None:
                     + ", ".join(f"{k} >= {v:g}" for k, v in THRESHOLDS.items()) + "; solo $"
                     + ", $".join(f"{v:g}" for v in SOLO_THRESHOLDS.values()) + "). Writes JSON "
                     "Lines and prints a summary per player. Ctrl-C keeps what was analysed.")
-    p.add_argument("record", metavar="RECORD", help="a game record file (JSON Lines) or a move list (JSON)")
+    p.add_argument("record", metavar="RECORD", help="a game record file (JSON Lines), a self-play directory or a move list (JSON)")
     p.add_argument("--game", type=int, default=None,
                    help="game number (the record's `game`; default: the file's first game)")
     p.add_argument("--run", default=None, help="run id, when several runs of the file have the game")

@@ -322,3 +322,25 @@ def test_training_reads_the_search_estimates_of_the_records(tmp_path) -> None:
     np.testing.assert_array_equal(mcts.arrays["root_win"], shards(tmp_path / "mcts")["root_win"])
     assert np.isfinite(mcts.arrays["root_money"]).all()
     assert np.isnan(greedy.arrays["root_win"][:, :2]).all()
+
+
+def test_analyze_reads_a_game_of_a_selfplay_directory(tmp_path) -> None:
+    """`gallerist analyze DIR --game N` (ai.review_games.read_game): a self-play game is
+    its recorded decisions with the chance outcomes dealt again from its seed; the replay
+    ends where the game ended (the records' final money), and a game the run does not
+    hold is a one-line error naming it."""
+    from gallerist.ai.review_games import GameInputError, read_game
+    out = tmp_path / "sp"
+    run_selfplay("greedy", players=3, games=2, out=out, seed=11, games_per_shard=1)
+    rows = shards(out)
+    game = read_game(str(out), 1)
+    assert game.players == 3 and game.seed == game_seed(11, 1) and game.game == 1
+    final = game.state_at(len(game.actions))
+    assert final.is_terminal()
+    mine = rows["game"] == 1
+    assert sum(1 for a in game.actions if a in rows["action"][mine]) >= mine.sum()
+    first = int(np.flatnonzero(mine)[0])
+    p = int(rows["player"][first])
+    assert rows["final_money"][first, 0] == final.money()[p]
+    with pytest.raises(GameInputError, match="no game 5"):
+        read_game(str(out), 5)
