@@ -37,7 +37,6 @@ observation layout is refused.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 import logging
 import os
@@ -51,6 +50,7 @@ import numpy as np
 
 from gallerist import engine
 from gallerist.ai.arena import GameFailed, GameSpec, bot_seed, run_local, run_ray
+from gallerist.ai.train_data import sha256_file
 
 __all__ = ["COLUMNS", "FORMAT", "FORMAT_VERSION", "DEFAULT_GAMES_PER_SHARD", "NUM_ACTIONS",
            "SelfplayError", "SelfplayRun", "engine_version", "game_seed", "play_selfplay_game", "read_manifest",
@@ -213,14 +213,6 @@ def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _write_atomically(path: Path, write: Callable[[Any], None], mode: str = "wb") -> None:
     """Write `path` through a temporary file in its folder, renamed into place."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -276,7 +268,7 @@ def _write_shard(out: Path, index: int, first_game: int, games: list[dict[str, n
     name = f"shard-{index:05d}.npz"
     _write_atomically(out / name, lambda fh: np.savez_compressed(fh, **arrays))
     return {"file": name, "first_game": first_game, "games": len(games),
-            "positions": int(len(arrays["action"])), "sha256": _sha256(out / name)}
+            "positions": int(len(arrays["action"])), "sha256": sha256_file(out / name)}
 
 
 def _split_games(arrays: dict[str, np.ndarray]) -> dict[int, dict[str, np.ndarray]]:
@@ -326,7 +318,7 @@ def _open_directory(out: Path, expected: dict[str, Any]) -> dict[str, Any]:
         if not path.is_file():
             raise SelfplayError(f"{path}: missing (listed in the manifest); restore it, or "
                                 f"start again in another --out")
-        if _sha256(path) != entry["sha256"]:
+        if sha256_file(path) != entry["sha256"]:
             raise SelfplayError(f"{path}: sha256 differs from the manifest's (the file is "
                                 f"corrupt or was changed); restore it, or start again in "
                                 f"another --out")

@@ -108,7 +108,8 @@ def _read_manifest(folder: Path) -> dict[str, object]:
     return manifest
 
 
-def _sha256(path: Path) -> str:
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """The hex SHA-256 of a file (the manifests' check of each shard)."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -195,7 +196,7 @@ def load_records(dirs: Sequence[str | os.PathLike[str]], players: int | None = N
             path = folder / shard["file"]
             if not path.is_file():
                 raise RecordsError(f"{path}: listed in the manifest but missing")
-            if "sha256" in shard and _sha256(path) != shard["sha256"]:
+            if "sha256" in shard and sha256_file(path) != shard["sha256"]:
                 raise RecordsError(f"{path}: sha256 differs from the manifest's (the file is "
                                    f"corrupt or was changed after the run wrote it)")
             arrays = _read_shard(path, size, actions, shard.get("positions"))
