@@ -50,7 +50,7 @@ import numpy as np
 
 from gallerist import engine
 from gallerist.ai.arena import GameFailed, GameSpec, bot_seed, run_local, run_ray
-from gallerist.ai.train_data import sha256_file
+from gallerist.ai.records_format import COLUMNS as LAYOUT, FORMAT, FORMAT_VERSION, row_shape, sha256_file
 
 __all__ = ["COLUMNS", "FORMAT", "FORMAT_VERSION", "DEFAULT_GAMES_PER_SHARD", "NUM_ACTIONS",
            "SelfplayError", "SelfplayRun", "engine_version", "game_seed", "play_selfplay_game", "read_manifest",
@@ -58,8 +58,6 @@ __all__ = ["COLUMNS", "FORMAT", "FORMAT_VERSION", "DEFAULT_GAMES_PER_SHARD", "NU
 
 log = logging.getLogger(__name__)
 
-FORMAT = "gallerist-selfplay"
-FORMAT_VERSION = 1
 NUM_ACTIONS = engine.NUM_DISTINCT_ACTIONS
 DEFAULT_GAMES_PER_SHARD = 100
 MANIFEST = "manifest.json"
@@ -75,21 +73,10 @@ def engine_version() -> str:
     return str(gallerist.__version__)
 
 
-#: The arrays of a shard: dtype and the shape of one row.
+#: The arrays of a shard: dtype and the shape of one row (ai.records_format, with this
+#: engine's observation size and action ids).
 COLUMNS: dict[str, tuple[Any, tuple[int, ...]]] = {
-    "obs": (np.float32, (engine.OBSERVATION_SIZE,)),
-    "policy": (np.float32, (NUM_ACTIONS,)),
-    "legal": (np.bool_, (NUM_ACTIONS,)),
-    "action": (np.int16, ()),
-    "player": (np.int8, ()),
-    "num_players": (np.int8, ()),
-    "turn": (np.int16, ()),
-    "game": (np.int32, ()),
-    "final_money": (np.float32, (4,)),
-    "win_share": (np.float32, (4,)),
-    "root_win": (np.float32, (4,)),
-    "root_money": (np.float32, (4,)),
-}
+    k: (dtype, row_shape(tail, engine.OBSERVATION_SIZE, NUM_ACTIONS)) for k, (dtype, tail) in LAYOUT.items()}
 
 
 class SelfplayError(ValueError):

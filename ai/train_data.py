@@ -9,7 +9,6 @@ writing) is not read.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -20,30 +19,17 @@ from pathlib import Path
 
 import numpy as np
 
+from gallerist.ai.records_format import (COLUMNS as LAYOUT, FORMAT, FORMAT_VERSION, OPTIONAL, SEATS,
+                                         row_shape, sha256_file)
+
 __all__ = ["COLUMNS", "Dataset", "RecordsError", "load_records", "split_by_game"]
 
-#: The record format this reader knows (manifest "format" / "format_version").
-FORMAT, FORMAT_VERSION = "gallerist-selfplay", 1
-#: Seats of the tensors (own seat first; absent seats are zero).
-SEATS = 4
-#: The shard arrays read, with their dtypes and shapes after the row axis (None: the
-#: observation size, "A": the number of action ids).
-COLUMNS: dict[str, tuple[type, tuple[object, ...]]] = {
-    "obs": (np.float32, (None,)),
-    "policy": (np.float32, ("A",)),
-    "legal": (np.bool_, ("A",)),
-    "num_players": (np.int8, ()),
-    "game": (np.int32, ()),
-    "final_money": (np.float32, (SEATS,)),
-    "win_share": (np.float32, (SEATS,)),
-}
-#: Arrays a shard may hold (records of older runs lack them; read as NaN): the searching
-#: bot's own estimate of every seat's win share and final money before the move (its
-#: analysis' root summary, tensor seat order), NaN where the bot made no analysis.
-OPTIONAL_COLUMNS: dict[str, tuple[type, tuple[object, ...]]] = {
-    "root_win": (np.float32, (SEATS,)),
-    "root_money": (np.float32, (SEATS,)),
-}
+#: The shard arrays read, with their dtypes and row shapes (ai.records_format: None is
+#: the observation size, "A" the number of action ids), and those a shard may lack
+#: (records of older runs; read as NaN).
+OPTIONAL_COLUMNS = {k: LAYOUT[k] for k in OPTIONAL}
+COLUMNS = {k: LAYOUT[k] for k in ("obs", "policy", "legal", "num_players", "game",
+                                  "final_money", "win_share")}
 
 
 class RecordsError(ValueError):
@@ -108,15 +94,6 @@ def _read_manifest(folder: Path) -> dict[str, object]:
     return manifest
 
 
-def sha256_file(path: str | os.PathLike[str]) -> str:
-    """The hex SHA-256 of a file (the manifests' check of each shard)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _read_shard(path: Path, size: int, actions: int, positions: object) -> dict[str, np.ndarray]:
     try:
         with np.load(path, allow_pickle=False) as npz:
@@ -128,7 +105,7 @@ def _read_shard(path: Path, size: int, actions: int, positions: object) -> dict[
         if key not in arrays:
             raise RecordsError(f"{path}: no array {key!r}")
         a = arrays[key]
-        want = tuple(size if d is None else actions if d == "A" else d for d in tail)
+        want = row_shape(tail, size, actions)
         if a.dtype != dtype or a.shape[1:] != want or (rows is not None and len(a) != rows):
             raise RecordsError(f"{path}: {key} is {a.dtype} of shape {a.shape}, expected "
                                f"{np.dtype(dtype)} of shape "
@@ -206,8 +183,7 @@ def load_records(dirs: Sequence[str | os.PathLike[str]], players: int | None = N
             read.append(arrays)
         columns = {**COLUMNS, **OPTIONAL_COLUMNS}
         joined = {k: np.concatenate([r[k] for r in read]) if read
-                  else np.zeros((0, *(size if t is None else actions if t == "A" else t
-                                      for t in columns[k][1])), columns[k][0])
+                  else np.zeros((0, *row_shape(columns[k][1], size, actions)), columns[k][0])
                   for k in columns}
         games, group = np.unique(joined["game"], return_inverse=True)
         joined["group"] = group.astype(np.int64).reshape(-1) + offset

@@ -1,0 +1,54 @@
+"""The layout of self-play records, in one place: what `gallerist selfplay` writes
+(ai/selfplay.py) and `gallerist train` reads (ai/train_data.py). NumPy only.
+
+A shard's arrays, one row per decision (the layout in full: ai/selfplay.py's docstring).
+Row shapes name the observation size as None and the number of action ids as "A" (the
+writer fills in the engine's, the reader the manifest's); seat columns are in tensor seat
+order (own seat first).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+
+import numpy as np
+
+__all__ = ["COLUMNS", "FORMAT", "FORMAT_VERSION", "OPTIONAL", "SEATS", "row_shape", "sha256_file"]
+
+#: The manifest's "format" and "format_version".
+FORMAT, FORMAT_VERSION = "gallerist-selfplay", 1
+#: Seats of the seat columns (absent seats are zero).
+SEATS = 4
+#: Every array of a shard: its dtype and the shape of one row.
+COLUMNS: dict[str, tuple[type, tuple[object, ...]]] = {
+    "obs": (np.float32, (None,)),
+    "policy": (np.float32, ("A",)),
+    "legal": (np.bool_, ("A",)),
+    "action": (np.int16, ()),
+    "player": (np.int8, ()),
+    "num_players": (np.int8, ()),
+    "turn": (np.int16, ()),
+    "game": (np.int32, ()),
+    "final_money": (np.float32, (SEATS,)),
+    "win_share": (np.float32, (SEATS,)),
+    "root_win": (np.float32, (SEATS,)),
+    "root_money": (np.float32, (SEATS,)),
+}
+#: The columns records of earlier runs lack (a reader takes them as NaN): the searching
+#: bot's own estimate of every seat's win share and final money before the move.
+OPTIONAL = ("root_win", "root_money")
+
+
+def row_shape(tail: tuple[object, ...], observation_size: int, num_actions: int) -> tuple[int, ...]:
+    """A column's row shape with the observation size and the number of action ids."""
+    return tuple(observation_size if d is None else num_actions if d == "A" else int(d)  # type: ignore[call-overload]
+                 for d in tail)
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """The hex SHA-256 of a file (the manifests' check of each shard)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
