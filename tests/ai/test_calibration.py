@@ -252,7 +252,10 @@ def test_player_counts_with_few_games_share_the_win_map_fitted_on_all():
     assert cal.maps[("static", 1)].win is None
 
 
-def test_cross_validation_picks_the_inputs_that_carry_the_information():
+@pytest.mark.parametrize("kind", ["mcts", "expectimax", "static"])
+def test_cross_validation_picks_the_inputs_that_carry_the_information(kind):
+    """For every kind the win shares (MCTS's own, the others' root playouts) or the
+    money are kept by cross-validation when they carry what decides the winner."""
     from gallerist.ai.calibration_fit import choose_win
 
     rng = random.Random(8)
@@ -269,10 +272,10 @@ def test_cross_validation_picks_the_inputs_that_carry_the_information():
                                   (1.0 - won, float(won)), game=2 * game))
         return out
 
-    _, by_money = choose_win("mcts", samples(informative_money=True))
-    _, by_share = choose_win("mcts", samples(informative_money=False))
+    _, by_money = choose_win(kind, samples(informative_money=True))
+    _, by_share = choose_win(kind, samples(informative_money=False))
     assert "money" in by_money
     assert "win" in by_share
-    params, name = choose_win("mcts", samples(informative_money=False))
+    params, name = choose_win(kind, samples(informative_money=False))
     if name == "win":
         assert params[2] == params[3] == 0.0   # the money inputs stay out of the map
