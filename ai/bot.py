@@ -321,7 +321,8 @@ class BaseBot:
         position's summary (`Analysis.root`) follows. A move that ends the game keeps
         the search's numbers: its final scoring is exact, not estimated. Solo: no win
         probabilities. The win map of kind "mcts" takes the move's own win shares, the
-        others the position's `analysis.playout_win`."""
+        others the position's `analysis.playout_win` and the move's money against that
+        of the first move of its kind (ai.calibration's move scale)."""
         n, player, cal = state.num_players, analysis.player, self.calibration
         maps = {}
         if cal is not None:
@@ -329,12 +330,18 @@ class BaseBot:
             maps = {kind: cal.mapper(kind, n, t, player) for kind in {self.move_kind(m)
                                                                     for m in analysis.moves}}
         ending = _ending_moves(state, analysis.moves) if maps else set()
+        refs: dict[str, list[float]] = {}   # the raw money of the first move of each kind
+        for m in analysis.moves:
+            refs.setdefault(self.move_kind(m), list(m.expected_money))
         for m in analysis.moves:
             win = m.win_probabilities if n > 1 else None
             if maps and m.action not in ending:   # the end is known, not estimated
                 kind = self.move_kind(m)
-                shares = win if kind == "mcts" else (analysis.playout_win or None)
-                m.expected_money, win = maps[kind](m.expected_money, shares)
+                if kind == "mcts":
+                    m.expected_money, win = maps[kind](m.expected_money, win)
+                else:   # the position's shares, and the move's money against the first's
+                    m.expected_money, win = maps[kind](m.expected_money,
+                                                       analysis.playout_win or None, refs[kind])
             m.win_probabilities = list(win) if win else []
             m.win_probability = m.win_probabilities[player] if win else None
         return analysis

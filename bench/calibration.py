@@ -16,8 +16,11 @@ on the games of the training half; every figure is reported on the held-out half
 Steps (each reads the previous one's file in --data; `all` runs them in order):
     generate   self-play games           -> games.jsonl.gz
     evaluate   every bot on the positions -> evals.jsonl.gz (the bots' raw numbers)
-    fit        calibration maps on the training half -> calibration.json (--install:
-               also copies it into the package, ai/calibration.json)
+    moves      every move of some training positions (bench/calibration_moves.py)
+                                         -> moves.jsonl.gz
+    fit        calibration maps on the training half, and the move scale
+               -> calibration.json (--install: also copies it into the package,
+               ai/calibration.json)
     report     figures on the held-out half -> report.json, reliability-*.png
 
 Usage:
@@ -45,7 +48,7 @@ from gallerist import engine
 from gallerist.ai.arena import GameRecord, replay, run_local, schedule
 from gallerist.ai.bot import Budget
 from gallerist.ai.calibration import MAX_STAGE, PACKAGED, PLAYER_COUNTS, Calibration
-from gallerist.ai.calibration_fit import Sample, fit
+from gallerist.ai.calibration_fit import Sample, fit, fit_move_scales
 from gallerist.ai.forecast_metrics import (
     agreement, bootstrap_by_group, brier, ece, ece_floor, log_loss, mae, reliability,
 )
@@ -278,6 +281,8 @@ def fit_step(data: str, install: bool) -> Calibration:
             "pooled_win_maps": pooled,
             "date": time.strftime("%Y-%m-%d")}
     cal = fit(samples, turns, info=info, pooled=pooled)
+    cal.move_scales, cal.info["move_scales"] = fit_move_scales(
+        list(read_jsonl(os.path.join(data, "moves.jsonl.gz"))), cal)
     path = os.path.join(data, "calibration.json")
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(cal.to_dict(), fh, indent=1)
@@ -426,7 +431,7 @@ def plot_reliability(report: dict[str, Any], data: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("step", choices=("generate", "evaluate", "fit", "report", "all"))
+    ap.add_argument("step", choices=("generate", "evaluate", "moves", "fit", "report", "all"))
     ap.add_argument("--quick", action="store_true", help="a small run (a few games per player count)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: every core)")
     ap.add_argument("--install", action="store_true",
@@ -439,6 +444,11 @@ def main(argv: list[str] | None = None) -> int:
         generate(args.data, QUICK_GAMES if args.quick else GAMES, args.workers)
     if args.step in ("evaluate", "all"):
         evaluate(args.data, QUICK_BOTS if args.quick else BOTS, args.workers)
+    if args.step in ("moves", "all"):
+        from calibration_moves import evaluate_moves
+
+        games = read_games(args.data)
+        evaluate_moves(args.data, positions(games), games, args.workers, args.quick, SEED)
     if args.step in ("fit", "all"):
         fit_step(args.data, args.install)
     if args.step in ("report", "all"):
