@@ -116,6 +116,8 @@ def test_random_game_invariants_undo_notation_and_end(n, seed):
             s.apply(a)
         code = s._invariant_code()
         assert code == 0, f"invariant {code} after {action_to_string(a)} (step {steps})"
+        code = s._consistency_code()     # every rule the state reader requires
+        assert code == 0, f"consistency rule {code} after {action_to_string(a)} (step {steps})"
         check_consistency(s._raw())
         # fame never decreases (docs/rules.md §4)
         new_fame = s._raw()["ar_fame"]
