@@ -337,8 +337,9 @@ cdef inline double solo_return(double money) noexcept nogil:
     return money / (money + SOLO_RETURN_SCALE)
 
 # The rules a state keeps between its fields (engine/_rules_consistency.pxi): the codes of
-# state_check_consistency, after the invariant codes 1..9 of state_check_invariants.
-cpdef enum StateRule:
+# state_check_consistency, after the invariant codes 1..9 of state_check_invariants (C
+# only: a named cpdef enum would cost the import an enum class of 63 members).
+cdef enum StateRule:
     SR_TASKS_OVER = 10, SR_TASKS_EMPTY, SR_BOTTOM, SR_TOP_AUTO, SR_BOTTOM_ONLY, SR_TOP_ONLY
     SR_HEIGHT, SR_SETUP, SR_START_TWICE, SR_START_HOME, SR_TURN_PLAYER, SR_SETUP_TURN
     SR_GALLERIST_LOC, SR_GALLERIST_KO, SR_LOC_LACERDA, SR_LOC_OWNER
@@ -360,7 +361,7 @@ cpdef enum StateRule:
 
 # Where a contract or a reputation tile lies, for SR_CONTRACT_TWICE and SR_TILE_TWICE:
 # place (kind * 64 + i) * 64 + j, kind one of these.
-cpdef enum Place:
+cdef enum Place:
     PL_DECK, PL_PILE, PL_BOARD, PL_TASK, PL_MARKET, PL_LOCATION, PL_START, PL_REP
 
 cpdef enum:
