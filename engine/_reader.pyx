@@ -11,9 +11,11 @@ so every value is checked in three layers:
 1. decoding (this module): every field present, of the right shape and inside its range
    (both the engine's int8/int16 field and its meaning: an artist slot is 0..7, a seat
    is below num_players, a task argument is what that task kind's code indexes with);
-2. consistency (engine/_consistency.pyx): what the rules keep true between fields;
-3. the engine itself (also there): the C invariant check, then the position must offer
-   an action or a chance outcome (or be over, with no tasks).
+2. consistency: what the rules keep true between fields and the invariants of
+   docs/rules.md §4, both checked by the engine (engine/_rules_consistency.pxi,
+   state_check_consistency) and named field by field by engine/_consistency.pyx;
+3. the engine's play: the position must offer an action or a chance outcome (or be
+   over, with no tasks).
 
 A path or a message is only built once a check has failed, so accepting a state costs
 the typed checks alone. Enum numbers come from engine/_state_pb.pxi, which
