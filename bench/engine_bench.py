@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Speed of the Gallerist engine, in one table: copies, apply+undo, legal actions, the
-observation tensor, playouts.
+observation tensor, the state codec, playouts.
 
 Run from the repository root after building the extensions::
 
@@ -40,6 +40,7 @@ COUNTS = {
     "core_repeat": (3, 5),
     "py_iterations": (30_000, 300_000),
     "py_copy_iterations": (3_000, 30_000),
+    "py_codec_iterations": (1_000, 10_000),
     "py_repeat": (3, 5),
     "playout_games": (500, 5_000),
 }
@@ -87,13 +88,15 @@ def _best_rate(loop: Callable[[int], None], iterations: int, repeat: int) -> flo
 
 
 def python_level(num_players: int, iterations: int, copy_iterations: int,
-                 repeat: int, seed: int) -> dict[str, float]:
+                 codec_iterations: int, repeat: int, seed: int) -> dict[str, float]:
     """Time the GameState methods from Python.
 
     Args:
         num_players: 2, 3 or 4.
         iterations: calls per timed loop.
         copy_iterations: calls per timed loop of `copy()` (slower: it copies the undo stack).
+        codec_iterations: calls per timed loop of `to_proto()` and `from_proto()` (the
+            reader runs every check of a state from outside).
         repeat: timed runs per measure (the fastest is kept).
         seed: seed of the position pool.
 
@@ -142,7 +145,19 @@ def python_level(num_players: int, iterations: int, copy_iterations: int,
         for i in range(n):
             states[i & mask].observation(i % num_players, out=buf)
 
+    messages = [s.to_proto() for s in states]
+
+    def to_proto(n: int) -> None:
+        for i in range(n):
+            states[i & mask].to_proto()
+
+    def from_proto(n: int) -> None:
+        for i in range(n):
+            GameState.from_proto(messages[i & mask])
+
     return {
+        "to_proto_per_s": _best_rate(to_proto, codec_iterations, repeat),
+        "from_proto_per_s": _best_rate(from_proto, codec_iterations, repeat),
         "clone_position_per_s": _best_rate(clone, iterations, repeat),
         "copy_per_s": _best_rate(copy, copy_iterations, repeat),
         "copy_history_len": float(len(played.history)),
@@ -198,7 +213,7 @@ def run(quick: bool, seed: int = 0) -> dict[str, Any]:
         results[str(n)] = {
             "c": core,
             "python": python_level(n, counts["py_iterations"], counts["py_copy_iterations"],
-                                   counts["py_repeat"], seed),
+                                   counts["py_codec_iterations"], counts["py_repeat"], seed),
             "playouts": playouts(n, counts["playout_games"], seed, counts["py_repeat"]),
         }
     state_bytes = results[str(PLAYER_COUNTS[0])]["c"]["state_bytes"]
@@ -275,6 +290,9 @@ def format_table(data: dict[str, Any]) -> str:
         row("observation tensor (observation_fill)", "C", us("c", "observation_per_s")),
         row("observation(player), new array", "Python", us("python", "observation_per_s")),
         row("observation(player, out=buf)", "Python", us("python", "observation_out_per_s")),
+        row("to_proto() (the state writer)", "Python", us("python", "to_proto_per_s")),
+        row("from_proto() (the reader, every check)", "Python",
+            us("python", "from_proto_per_s")),
         row("random playouts: decisions", "C", rates("playouts", "decisions_per_s")),
         row("random playouts: games", "C", rates("playouts", "games_per_s")),
         row("random playouts: mean decisions per game", "C",
@@ -286,8 +304,8 @@ def format_table(data: dict[str, Any]) -> str:
                      + " players")
     counts = meta["counts"]
     lines.append(f"(C loops: {counts['core_iterations']} iterations, best of "
-                 f"{counts['core_repeat']}; Python loops: {counts['py_iterations']} calls, "
-                 f"best of {counts['py_repeat']}; playouts: {counts['playout_games']} games)")
+                 f"{counts['core_repeat']}; Python loops: {counts['py_iterations']} calls "
+                 f"({counts['py_codec_iterations']} for the codec), best of {counts['py_repeat']}; playouts: {counts['playout_games']} games)")
     return "\n".join(lines)
 
 

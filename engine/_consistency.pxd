@@ -4,7 +4,6 @@ from gallerist.engine._core cimport StateC
 
 cdef enum:
     NUM_KINDS = 64                 # task kinds are below this
-    TILES_PER_FORM_IN_PLAY = 7     # C§5: 8 per form, one set aside
 
 cdef str path(str fmt, long i, long j, str field)
 cdef int fail(str path, str problem) except -1
@@ -12,3 +11,4 @@ cdef str enum_name(enum, long v)
 cdef str kind_name(long kind)
 cdef int check_consistency(const StateC* s) except -1
 cdef int check_engine(StateC* s) except -1
+cdef int check_playable(StateC* s) except -1

@@ -113,6 +113,8 @@ cpdef enum:
 
     # Game-length safety net (the rules are silent, docs/rules.md §5.1): see state_end_turn.
     MAX_TURNS_PER_PLAYER = 60
+    # C§5: 8 work tiles per form, one set aside at setup.
+    TILES_PER_FORM_IN_PLAY = 7
 
 # Task kinds: the pending work of the current turn, kept as a stack. A decision task is
 # resolved by the top-level action of its player; a chance task by a chance outcome; an
@@ -334,6 +336,37 @@ cdef inline double solo_return(double money) noexcept nogil:
         return 0.0
     return money / (money + SOLO_RETURN_SCALE)
 
+# The rules a state keeps between its fields (engine/_rules_consistency.pxi): the codes of
+# state_check_consistency, after the invariant codes 1..9 of state_check_invariants (C
+# only: a named cpdef enum would cost the import an enum class of 63 members).
+cdef enum StateRule:
+    SR_TASKS_OVER = 10, SR_TASKS_EMPTY, SR_BOTTOM, SR_TOP_AUTO, SR_BOTTOM_ONLY, SR_TOP_ONLY
+    SR_HEIGHT, SR_SETUP, SR_START_TWICE, SR_START_HOME, SR_TURN_PLAYER, SR_SETUP_TURN
+    SR_GALLERIST_LOC, SR_GALLERIST_KO, SR_LOC_LACERDA, SR_LOC_OWNER
+    SR_KO_ACTING, SR_KO_NOBODY, SR_KO_LACERDA_TURN, SR_KO_TURN_GALLERIST, SR_KO_LACERDA_FROM
+    SR_KO_SOLO, SR_KO_BEFORE_MOVE
+    SR_EARLY_LOCATION, SR_EARLY_MARKET, SR_EARLY_KICKED_OUT, SR_LACERDA_ASSISTANT, SR_MOVE_DUE
+    SR_CONTRACT_TWICE, SR_TILE_TWICE
+    SR_FAME_BELOW, SR_FAME_FACE_DOWN, SR_PROMO_BELOW, SR_PROMO_FACE_DOWN, SR_BONUS_DISCOVERED
+    SR_COLLECTOR_DISCOVERED, SR_TOKENS_FACE_DOWN, SR_COLLECTOR_BLUE, SR_BONUS_COUNT
+    SR_PROMO_TOKENS
+    SR_WORK_FACE_DOWN, SR_ACQUIRED, SR_COMMISSION_FACE_DOWN, SR_COMMISSION_TWICE
+    SR_CURATOR_TWICE, SR_DEALER_TWICE, SR_SCORE_EARLY, SR_SCORE_TOTAL, SR_AUCTION_WORK
+    SR_TOP_ALSO_BELOW, SR_STACK_TOTAL, SR_TOP_VISITORS, SR_EASELS, SR_INTERMEDIATE
+    SR_TURNS_LEFT
+    SR_LOC_ACTION_ELSEWHERE, SR_LEAVE_EMPTY, SR_LEAVE_ABOVE, SR_KO_OWNER, SR_SLOT_EMPTY
+    SR_COLUMN_II, SR_MARKET_TAKEN, SR_SLOT_FOR_ASSISTANT, SR_ARTIST_FACE_DOWN
+    SR_DISCOVERY_TWICE, SR_ALREADY_DISCOVERED, SR_HAS_COMMISSION, SR_DISCOVER_SPACE
+    SR_TILE_SHOWN, SR_TILE_REVEALING, SR_NO_TOP_TILE
+
+# Where a contract or a reputation tile lies, for SR_CONTRACT_TWICE and SR_TILE_TWICE:
+# place (kind * 64 + i) * 64 + j, kind one of these.
+cdef enum Place:
+    PL_DECK, PL_PILE, PL_BOARD, PL_TASK, PL_MARKET, PL_LOCATION, PL_START, PL_REP
+
+cpdef enum:
+    CHECK_AT = 5             # the ints a state check writes into its `at` out-array
+
 # --- the C-level API ---
 cdef void state_init(StateC* s, int num_players, uint64_t seed) noexcept nogil
 cdef int state_current_player(const StateC* s) noexcept nogil
@@ -346,6 +379,7 @@ cdef int state_sample_chance(StateC* s, RngC* rng) noexcept nogil
 cdef void state_final_money(const StateC* s, int* out) noexcept nogil
 cdef void state_returns(const StateC* s, double* out) noexcept nogil
 cdef int state_check_invariants(const StateC* s, int* at=*) noexcept nogil
+cdef int state_check_consistency(const StateC* s, int* at) noexcept nogil
 cdef int state_sale_value(const StateC* s, int artist) noexcept nogil
 cdef void state_resample_hidden(StateC* s, int player, RngC* rng) noexcept nogil
 cdef long playout_random(StateC* s, RngC* rng, int max_decisions) noexcept nogil

@@ -11,9 +11,11 @@ so every value is checked in three layers:
 1. decoding (this module): every field present, of the right shape and inside its range
    (both the engine's int8/int16 field and its meaning: an artist slot is 0..7, a seat
    is below num_players, a task argument is what that task kind's code indexes with);
-2. consistency (engine/_consistency.pyx): what the rules keep true between fields;
-3. the engine itself (also there): the C invariant check, then the position must offer
-   an action or a chance outcome (or be over, with no tasks).
+2. consistency: what the rules keep true between fields and the invariants of
+   docs/rules.md §4, both checked by the engine (engine/_rules_consistency.pxi,
+   state_check_consistency) and named field by field by engine/_consistency.pyx;
+3. the engine's play: the position must offer an action or a chance outcome (or be
+   over, with no tasks).
 
 A path or a message is only built once a check has failed, so accepting a state costs
 the typed checks alone. Enum numbers come from engine/_state_pb.pxi, which
@@ -27,7 +29,7 @@ from gallerist.engine._core cimport (
     StateC, TaskC, PlayerC, MAX_TASKS, MAX_PILE, NUM_CONTRACTS, NUM_REP_TILES, NUM_ACTIONS,
     LACERDA, LACERDA_ASSISTANTS, CS_FACE_UP, MAX_TURNS_PER_PLAYER, CD_TILE,
     ASSISTANTS_PER_PLAYER, VISITORS_TOTAL, TICKETS_PER_COLOUR, EASELS, FAME_MAX, INFLUENCE_MAX,
-    PROMO_TOKENS, NUM_DESKS, START_QUEUE,
+    PROMO_TOKENS, NUM_DESKS, START_QUEUE, TILES_PER_FORM_IN_PLAY,
 )
 from gallerist.engine._core cimport (
     T_LEAVE, T_LOC_ACTION, T_PAY, T_FAME_STEPS, T_TICKET_OR, T_BOX_DISCARD, T_VISITOR_PLAZA,
@@ -37,7 +39,7 @@ from gallerist.engine._core cimport (
     T_PROMOTE_FINISH, T_BEGIN_GAME, T_DISCOVER_FINISH,
 )
 from gallerist.engine._consistency cimport (
-    NUM_KINDS, TILES_PER_FORM_IN_PLAY, check_consistency, check_engine as _engine,
+    NUM_KINDS, check_consistency, check_engine as _engine, check_playable,
     enum_name as _enum_name, fail as _fail, kind_name as _kind_name, path as _path,
 )
 from gallerist.engine.state cimport GameState
@@ -239,7 +241,7 @@ def read_state(msg):
     cdef GameState g = GameState.__new__(GameState)
     cdef list history = _decode(msg, &g.s)
     check_consistency(&g.s)
-    _engine(&g.s)
+    check_playable(&g.s)
     if history:
         g._history = history
     return g

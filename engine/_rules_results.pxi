@@ -81,10 +81,11 @@ cdef void state_resample_hidden(StateC* s, int player, RngC* rng) noexcept nogil
 
 # ---------------------------------------------------------------- invariants (docs/rules.md §4)
 
-cdef inline int _broken(int* at, int code, int index, int total) noexcept nogil:
-    """`code`, noting in `at` (when given) the colour, seat or artist and the count found."""
+cdef inline int _broken(int* at, int code, int a=0, int b=0, int c=0, int d=0,
+                        int e=0) noexcept nogil:
+    """`code`, noting in `at` (when given: CHECK_AT ints) the numbers its message names."""
     if at != NULL:
-        at[0], at[1] = index, total
+        at[0], at[1], at[2], at[3], at[4] = a, b, c, d, e
     return code
 
 
@@ -93,8 +94,9 @@ cdef int state_check_invariants(const StateC* s, int* at=NULL) noexcept nogil:
     1 visitors, 2 tickets, 3 assistants, 4 money, 5 influence, 9 Lacerda's assistants
     (solo: supply + locations + market + kicked-out space != 10), 6 fame, 7 collector
     limit, 8 signature tokens. With `at`, at[0] is the colour (1, 2), seat (3, 4, 5, 7)
-    or artist (6, 8) concerned and at[1] the count found (for 1, 2, 3, 8, 9), so that
-    the state reader names the fields of the broken count (engine/_consistency.pyx)."""
+    or artist (6, 8) concerned and at[1] the count found, then what the state reader's
+    message names (engine/_consistency.pyx): the count expected and the player count
+    (1, 2), the pieces on the board and the count expected (3, 9), the works sold (7)."""
     cdef int n = s.num_players, c, p, L, r, k, a, tot, i
     cdef const PlayerC* pl
     for c in range(3):
@@ -107,12 +109,12 @@ cdef int state_check_invariants(const StateC* s, int* at=NULL) noexcept nogil:
             for a in range(NUM_ARTISTS):
                 tot += s.ar_collector[a]
         if tot != VISITORS_TOTAL[n][c]:
-            return _broken(at, 1, c, tot)
+            return _broken(at, 1, c, tot, VISITORS_TOTAL[n][c], n)
         tot = s.box[c] + s.discards[c]
         for p in range(n):
             tot += s.players[p].tickets[c]
         if tot != TICKETS_PER_COLOUR[n] or s.box[c] < 0 or s.discards[c] < 0:
-            return _broken(at, 2, c, tot)
+            return _broken(at, 2, c, tot, TICKETS_PER_COLOUR[n], n)
     for p in range(n):
         pl = &s.players[p]
         tot = pl.queue + pl.desks + pl.removed
@@ -128,13 +130,14 @@ cdef int state_check_invariants(const StateC* s, int* at=NULL) noexcept nogil:
         if s.ko_owner == p and s.ko_kind == PIECE_ASSISTANT:
             tot += 1
         if tot != ASSISTANTS_PER_PLAYER or pl.desks < 0 or pl.desks > NUM_DESKS or pl.queue < 0:
-            return _broken(at, 3, p, tot)
+            return _broken(at, 3, p, tot, tot - pl.queue - pl.desks - pl.removed,
+                           ASSISTANTS_PER_PLAYER)
         if pl.money < 0:
             return _broken(at, 4, p, pl.money)
         if pl.influence < 0 or pl.influence > INFLUENCE_MAX:
             return _broken(at, 5, p, pl.influence)
         if not (pl.gallery[COLLECTOR] <= 1 + total_sold(pl)):
-            return _broken(at, 7, p, pl.gallery[COLLECTOR])
+            return _broken(at, 7, p, pl.gallery[COLLECTOR], total_sold(pl))
     if n == 1:
         tot = s.lac_supply
         for L in range(NUM_LOCATIONS):
@@ -147,7 +150,7 @@ cdef int state_check_invariants(const StateC* s, int* at=NULL) noexcept nogil:
         if s.ko_owner == LACERDA and s.ko_kind == PIECE_ASSISTANT:
             tot += 1
         if tot != LACERDA_ASSISTANTS or s.lac_supply < 0:
-            return _broken(at, 9, LACERDA, tot)
+            return _broken(at, 9, LACERDA, tot, tot - s.lac_supply, LACERDA_ASSISTANTS)
     for a in range(NUM_ARTISTS):
         if s.ar_fame[a] < 1 or s.ar_fame[a] > FAME_MAX:
             return _broken(at, 6, a, s.ar_fame[a])

@@ -13,8 +13,8 @@ from gallerist.engine._core cimport (
     StateC, RngC, action_t, MAX_LEGAL, NUM_ACTIONS, PLAYER_CHANCE, PLAYER_TERMINAL,
     MAX_TURNS_PER_PLAYER, MAX_TASKS, state_init, state_current_player, state_legal_actions,
     state_chance_outcomes, state_apply, state_is_legal, state_sample_chance, state_returns,
-    state_check_invariants, state_resample_hidden, playout_random, rng_next, rng_below,
-    state_sale_value,
+    state_check_invariants, state_check_consistency, CHECK_AT, state_resample_hidden,
+    playout_random, rng_next, rng_below, state_sale_value,
 )
 from gallerist.engine._core cimport TaskC, PlayerC, MAX_PLAYERS
 cimport gallerist.engine._core as core
@@ -462,6 +462,12 @@ cdef class GameState:
 
     def _invariant_code(self) -> int:
         return state_check_invariants(&self.s)
+
+    def _consistency_code(self) -> int:
+        """0, or the code of the first broken rule between fields (StateRule) or invariant
+        (engine/_rules_consistency.pxi): what the state reader requires of a state."""
+        cdef int at[CHECK_AT]
+        return state_check_consistency(&self.s, at)
 
 
 def new_game(num_players: int = 2, seed: int = 0) -> GameState:

@@ -89,6 +89,20 @@ def _step(s, rng):
     return a
 
 
+def test_consistency_code_names_a_broken_rule_between_fields():
+    """The engine's consistency check (what the random games below must keep) finds a rule
+    broken between fields (intermediate scoring both pending and done) and a broken
+    invariant (an extra visitor, code 1); a state the engine made passes it."""
+    s = engine.new_game(3, 1)
+    assert s._consistency_code() == 0
+    raw = s._raw()
+    raw["intermediate_pending"] = raw["intermediate_done"] = 1
+    assert engine.GameState._from_raw(raw)._consistency_code() >= 10
+    raw = s._raw()
+    raw["plaza"][0] += 1
+    assert engine.GameState._from_raw(raw)._consistency_code() == 1
+
+
 @pytest.mark.parametrize("n,seed", GAMES)
 def test_random_game_invariants_undo_notation_and_end(n, seed):
     rng = random.Random(1000 * n + seed)
@@ -116,6 +130,8 @@ def test_random_game_invariants_undo_notation_and_end(n, seed):
             s.apply(a)
         code = s._invariant_code()
         assert code == 0, f"invariant {code} after {action_to_string(a)} (step {steps})"
+        code = s._consistency_code()     # every rule the state reader requires
+        assert code == 0, f"consistency rule {code} after {action_to_string(a)} (step {steps})"
         check_consistency(s._raw())
         # fame never decreases (docs/rules.md §4)
         new_fame = s._raw()["ar_fame"]

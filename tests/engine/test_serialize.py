@@ -667,14 +667,22 @@ def test_broken_state_is_rejected_naming_the_field(name, mutate, needle):
 
 
 def test_engine_invariant_check_is_the_last_word():
-    """The reader's last layer is the engine's own word: the C invariant check (an extra
-    visitor, named by INVARIANT_NAMES) and a live position with something to do."""
+    """The reader's last layer is the engine's own word: the C invariant check and a live
+    position with something to do. A finding names the fields it counts (an extra
+    visitor); one that decoding rules out (negative money) is named by INVARIANT_NAMES."""
     from gallerist.engine.state import INVARIANT_NAMES
     raw = GameState.from_json(_base_json())._raw()
     raw["plaza"][0] += 1
     with pytest.raises(InvalidStateError) as info:
         check_engine(GameState._from_raw(raw))
-    assert str(info.value) == f"state: breaks an invariant of docs/rules.md §4: {INVARIANT_NAMES[1]}"
+    assert str(info.value) == (
+        "bag|plaza|players[].lobby|players[].gallery|work_stacks[].top_visitors.vip: vip visitors "
+        "total 13 (with those on red artists), expected 12 for 3 players (docs/rules.md §4)")
+    raw["plaza"][0] -= 1
+    raw["players"][1]["money"] = -1
+    with pytest.raises(InvalidStateError) as info:
+        check_engine(GameState._from_raw(raw))
+    assert str(info.value) == f"state: breaks an invariant of docs/rules.md §4: {INVARIANT_NAMES[4]}"
     check_engine(GameState.from_json(_base_json()))
 
 

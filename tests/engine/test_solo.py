@@ -606,11 +606,13 @@ def test_undo_and_copy_across_her_moves():
 
 
 def test_invariants_hold_in_random_solo_games():
-    """docs/rules.md §4 (with her 10 assistants) after every action; every game ends."""
+    """docs/rules.md §4 (with her 10 assistants) and every rule between fields that the
+    state reader requires (engine/_rules_consistency.pxi) after every action; every game
+    ends."""
     ends = {"box": 0}
     for seed in range(40):
         def visit(s, a):
-            assert s._invariant_code() == 0
+            assert s._invariant_code() == 0 and s._consistency_code() == 0
             r = s._raw()
             assert lacerda_assistants(r) == 10 and 0 <= r["lac_supply"] <= 10
             assert sum(1 for L in range(4) if r["loc_owner"][L] == LACERDA
