@@ -18,8 +18,16 @@ player count:
   (`turns`), clipped to [0, 1.2];
 - win (2-4 players): a conditional logit over seats, p = softmax(u) with
   u_i = (a1 + b1 t) log(max(w_i, 0.01)) + (a2 + b2 t) m_i / 10 + c [i is the mover],
-  w the raw win shares (MCTS only; 0 for the other kinds) and m the raw money;
-- money: E_i = alpha + beta m_i + gamma t + delta t m_i (every player count, solo too).
+  w the raw win shares and m the raw money: for "mcts" the move's own win shares, for
+  the other kinds the position's win shares over the bot's root playouts (uniform
+  rollouts, `Analysis.playout_win`), the same for every move of one analysis, so that the
+  reported numbers carry what playouts know even where the ranking is the heuristic's;
+- money: E_i = alpha + beta m_i + gamma t + delta t m_i (every player count, solo too);
+- moves (kinds "expectimax" and "static"): their win shares are the position's, the same
+  for every move, so a move's win map also gets u_i += (m_i - r_i) / scale, r the money
+  the bot's first (best) move has: the heuristic's difference between two moves, in $
+  per unit of logit. `scale` is fitted against MCTS's own per-move numbers on the same
+  positions (bench/calibration_moves.py).
 """
 from __future__ import annotations
 
@@ -36,6 +44,8 @@ KINDS = ("mcts", "expectimax", "static")
 PLAYER_COUNTS = (1, 2, 3, 4)
 WIN_PARAMS = ("a1", "b1", "a2", "b2", "c")
 MONEY_PARAMS = ("alpha", "beta", "gamma", "delta")
+#: The kinds whose win shares are the position's (root playouts): they get a move scale.
+MOVE_KINDS = ("expectimax", "static")
 ENV_VAR = "GALLERIST_CALIBRATION"
 PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "calibration.json")
 MIN_WIN_SHARE = 0.01
@@ -56,8 +66,9 @@ class SeatMap:
 
 def win_features(kind: str, money: Sequence[float], win: Sequence[float] | None,
                  ) -> list[tuple[float, float]]:
-    """Per seat (log raw win share, money / 10): the inputs of the win map."""
-    shares = win if kind == "mcts" and win else None
+    """Per seat (log raw win share, money / 10): the inputs of the win map. The win
+    shares are MCTS's own for kind "mcts", the root playouts' for the others (None: 0)."""
+    shares = win or None
     return [(math.log(max(shares[i], MIN_WIN_SHARE)) if shares is not None else 0.0, m / 10.0)
             for i, m in enumerate(money)]
 
@@ -73,9 +84,11 @@ class Calibration:
     """
 
     def __init__(self, maps: dict[tuple[str, int], SeatMap], turns: dict[int, float],
-                 source: str = "<memory>", info: dict[str, Any] | None = None) -> None:
+                 source: str = "<memory>", info: dict[str, Any] | None = None,
+                 move_scales: dict[str, float] | None = None) -> None:
         self.maps = maps
         self.turns = turns
+        self.move_scales = dict(move_scales or {})
         self.source = source
         self.info = info or {}
 
@@ -127,7 +140,9 @@ class Calibration:
                 win = None if n == 1 else _numbers(data, where + ("win",), WIN_PARAMS, fail)
                 maps[(kind, n)] = SeatMap(win=win, money=_numbers(data, where + ("money",),
                                                                   MONEY_PARAMS, fail))
-        return cls(maps, turns, source=source, info=data.get("info") or {})
+        scales = {kind: _number(data, ("moves", kind, "scale"), fail, positive=True)
+                  for kind in MOVE_KINDS}
+        return cls(maps, turns, source=source, info=data.get("info") or {}, move_scales=scales)
 
     def to_dict(self) -> dict[str, Any]:
         """The file's JSON form (what `from_dict` reads)."""
@@ -138,7 +153,8 @@ class Calibration:
                 entry["win"] = dict(zip(WIN_PARAMS, m.win))
             maps.setdefault(kind, {})[str(n)] = entry
         return {"format": FORMAT, "turns": {str(n): t for n, t in sorted(self.turns.items())},
-                "maps": maps, "info": self.info}
+                "maps": maps, "moves": {k: {"scale": v} for k, v in sorted(self.move_scales.items())},
+                "info": self.info}
 
     # ------------------------------------------------------------------ applying
 
@@ -147,13 +163,15 @@ class Calibration:
         return min(MAX_STAGE, max(0.0, turn_number / self.turns[players]))
 
     def calibrate(self, kind: str, players: int, t: float, mover: int, money: Sequence[float],
-                  win: Sequence[float] | None) -> tuple[list[float], list[float] | None]:
+                  win: Sequence[float] | None, ref: Sequence[float] | None = None
+                  ) -> tuple[list[float], list[float] | None]:
         """(expected final money per seat, win probability per seat or None in solo)
-        from one move's raw statistics."""
-        return self.mapper(kind, players, t, mover)(money, win)
+        from one move's raw statistics (`ref`: the raw money of the analysis's first
+        move, for the move scale of MOVE_KINDS)."""
+        return self.mapper(kind, players, t, mover)(money, win, ref)
 
     def mapper(self, kind: str, players: int, t: float, mover: int) -> Callable[
-            [Sequence[float], Sequence[float] | None], tuple[list[float], list[float] | None]]:
+            ..., tuple[list[float], list[float] | None]]:
         """The maps of one kind, player count, stage and mover, their coefficients
         computed once (a bot maps every move of one analysis with the same ones): the
         win map on `win_features`' inputs, and the money map."""
@@ -161,14 +179,17 @@ class Calibration:
         alpha, beta, gamma, delta = m.money
         base, slope = alpha + gamma * t, beta + delta * t
         if m.win is None:
-            return lambda money, win: ([base + slope * x for x in money], None)
+            return lambda money, win, ref=None: ([base + slope * x for x in money], None)
         a1, b1, a2, b2, c = m.win
-        wa, wm = (a1 + b1 * t if kind == "mcts" else 0.0), (a2 + b2 * t) / 10.0
+        wa, wm = a1 + b1 * t, (a2 + b2 * t) / 10.0
         log, exp, floor = math.log, math.exp, MIN_WIN_SHARE
+        scale = self.move_scales.get(kind)
 
-        def apply(money: Sequence[float], win: Sequence[float] | None
-                  ) -> tuple[list[float], list[float] | None]:
+        def apply(money: Sequence[float], win: Sequence[float] | None,
+                  ref: Sequence[float] | None = None) -> tuple[list[float], list[float] | None]:
             u = [wm * x for x in money]
+            if scale and ref is not None:
+                u = [ui + (x - r) / scale for ui, x, r in zip(u, money, ref)]
             if wa and win:
                 u = [ui + wa * log(w if w > floor else floor) for ui, w in zip(u, win)]
             u[mover] += c

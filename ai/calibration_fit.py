@@ -5,17 +5,21 @@ seat's real final money (numpy).
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from gallerist.ai.calibration import (
-    MONEY_PARAMS, WIN_PARAMS, Calibration, SeatMap, win_features,
+    MONEY_PARAMS, MOVE_KINDS, WIN_PARAMS, Calibration, SeatMap, win_features,
 )
 
 #: Ridge penalty on the win map's parameters (keeps a fit on few positions sane).
 RIDGE = 1e-3
+#: MCTS visits a move needs for its numbers to teach the move scale.
+MIN_VISITS = 30
 
 
 @dataclass(frozen=True)
@@ -33,9 +37,10 @@ class Sample:
 
 
 #: The win maps tried for each kind (the parameters left free; the others are 0), chosen
-#: by cross-validation on the training games: for MCTS, its win shares and money, its win
-#: shares alone, or its money alone. (The other kinds have money only.)
-CANDIDATES = {"mcts": {"win and money": (0, 1, 2, 3, 4), "win": (0, 1, 4), "money": (2, 3, 4)}}
+#: by cross-validation on the training games: the win shares (MCTS's own, or the root
+#: playouts' for the other kinds) and the money, the win shares alone, or the money alone.
+_INPUTS = {"win and money": (0, 1, 2, 3, 4), "win": (0, 1, 4), "money": (2, 3, 4)}
+CANDIDATES = {"mcts": _INPUTS, "expectimax": _INPUTS, "static": _INPUTS}
 
 
 def _design(kind: str, samples: Sequence[Sample]) -> tuple[np.ndarray, np.ndarray]:
@@ -75,14 +80,18 @@ def _designs(kind: str, samples: Sequence[Sample]) -> list:
 def fit_win(kind: str, samples: Sequence[Sample], free: Sequence[int] | None = None
             ) -> tuple[float, ...]:
     """The win map's parameters: maximum likelihood of the real win shares (only the
-    parameters in `free` may leave 0; default all)."""
+    parameters in `free` may leave 0; default all), the map monotone in the inputs."""
     from scipy.optimize import minimize
 
     designs, total = _designs(kind, samples), len(samples)
     open_ = set(range(len(WIN_PARAMS)) if free is None else free)
-    start = np.array([1.0 if kind == "mcts" else 0.0, 0.0, 0.1, 0.1, 0.0])
+    start = np.array([1.0, 0.0, 0.1, 0.1, 0.0])
     start = np.where([i in open_ for i in range(len(start))], start, 0.0)
-    bounds = [(None, None) if i in open_ else (0.0, 0.0) for i in range(len(start))]
+    # The weights of the win shares and of the money are >= 0 at every stage (a1, b1, a2,
+    # b2 >= 0): more money or a larger share never lowers a seat's win probability. Only
+    # the mover's term c is free in sign.
+    bounds = [((None, None) if k == len(start) - 1 else (0.0, None)) if k in open_ else (0.0, 0.0)
+              for k in range(len(start))]
     res = minimize(lambda th: _win_loss(designs, total, th), start, jac=True,
                    method="L-BFGS-B", bounds=bounds)
     if not res.success and not np.all(np.isfinite(res.x)):
@@ -153,3 +162,44 @@ def fit(samples: dict[tuple[str, int], Sequence[Sample]], turns: dict[int, float
     info = dict(info or {})
     info["win_inputs"] = chosen   # what cross-validation chose for each win map
     return Calibration(maps, turns, source="<fit>", info=info)
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
+
+
+def fit_move_scales(rows: list[dict[str, Any]], cal: Calibration) -> tuple[dict[str, float], dict]:
+    """The move scale of every MOVE_KIND ($ per logit) from bench/calibration_moves.py's
+    rows (every move of a 2-player position by MCTS and by the heuristic bots): the
+    difference of MCTS's calibrated logits (maps of `cal`) between a well-visited move
+    and the heuristic bot's first move, regressed through the origin on the difference
+    of the mover's money margin. Returns the scales and what the fit saw."""
+    scales, info = {}, {}
+    for kind in MOVE_KINDS:
+        xs, ys = [], []
+        for r in rows:
+            bots = r["bots"]
+            mine = next((b for b in bots.values() if b["kind"] == kind), None)
+            if mine is None or "mcts" not in bots:
+                continue
+            mover = r["mover"]
+            t = cal.stage(2, r["turn"])
+            mcts = {a: cal.calibrate("mcts", 2, t, mover, money, win)[1][mover]
+                    for a, visits, money, win in bots["mcts"]["moves"] if visits >= MIN_VISITS}
+            first = mine["moves"][0]
+            if first[0] not in mcts:
+                continue
+
+            def margin(money: list[float]) -> float:
+                return money[mover] - max(m for i, m in enumerate(money) if i != mover)
+
+            for a, _, money, _ in mine["moves"][1:]:
+                if a in mcts:
+                    xs.append(margin(money) - margin(first[2]))
+                    ys.append(_logit(mcts[a]) - _logit(mcts[first[0]]))
+        x, y = np.array(xs), np.array(ys)
+        slope = float(x @ y / (x @ x)) if len(x) and x @ x > 0 else 0.0
+        scales[kind] = 1.0 / slope if slope > 1e-3 else 1e3   # no signal: hardly any shift
+        info[kind] = {"pairs": int(len(x)), "logit_per_dollar": slope, "scale": scales[kind]}
+    return scales, info

@@ -16,8 +16,11 @@ on the games of the training half; every figure is reported on the held-out half
 Steps (each reads the previous one's file in --data; `all` runs them in order):
     generate   self-play games           -> games.jsonl.gz
     evaluate   every bot on the positions -> evals.jsonl.gz (the bots' raw numbers)
-    fit        calibration maps on the training half -> calibration.json (--install:
-               also copies it into the package, ai/calibration.json)
+    moves      every move of some training positions (bench/calibration_moves.py)
+                                         -> moves.jsonl.gz
+    fit        calibration maps on the training half, and the move scale
+               -> calibration.json (--install: also copies it into the package,
+               ai/calibration.json)
     report     figures on the held-out half -> report.json, reliability-*.png
 
 Usage:
@@ -45,7 +48,7 @@ from gallerist import engine
 from gallerist.ai.arena import GameRecord, replay, run_local, schedule
 from gallerist.ai.bot import Budget
 from gallerist.ai.calibration import MAX_STAGE, PACKAGED, PLAYER_COUNTS, Calibration
-from gallerist.ai.calibration_fit import Sample, fit
+from gallerist.ai.calibration_fit import Sample, fit, fit_move_scales
 from gallerist.ai.forecast_metrics import (
     agreement, bootstrap_by_group, brier, ece, ece_floor, log_loss, mae, reliability,
 )
@@ -54,12 +57,12 @@ from gallerist.ai.spec import make_bot
 #: The self-play bot whose games label the positions.
 SELFPLAY_BOT = "mcts:iterations=150"
 #: Games per player count (full run, --quick) and positions sampled per game.
-GAMES = {1: 48, 2: 400, 3: 48, 4: 48}
+GAMES = {1: 48, 2: 800, 3: 48, 4: 48}
 QUICK_GAMES = {1: 4, 2: 8, 3: 4, 4: 4}
 #: Positions sampled per game, by player count: the games, not the positions, are the
 #: independent samples (a game's positions share its outcome), so 2 players, the headline
 #: figures, get many games with fewer positions each.
-POSITIONS_PER_GAME = {1: 10, 2: 5, 3: 10, 4: 10}
+POSITIONS_PER_GAME = {1: 10, 2: 8, 3: 10, 4: 10}
 SEED = 20261201
 #: A player count with fewer training games shares the win map fitted on all of them.
 POOL_BELOW_GAMES = 100
@@ -160,11 +163,11 @@ def positions(games: dict[tuple[int, int], GameRecord],
 #: The bots and budgets the benchmark scores: (label, spec, budget). The specs ask for
 #: raw numbers; the calibration is applied afterwards, exactly as the bots apply it.
 BOTS = (("mcts 200 ms", "mcts:calibrated=false,reuse=false", Budget(time_ms=200)),
-        ("expectimax 200 ms", "expectimax:calibrated=false", Budget(time_ms=200, depth=64)),
-        ("greedy", "greedy:calibrated=false", Budget()))
+        ("expectimax 200 ms", "expectimax:calibrated=false,playouts=100", Budget(time_ms=200, depth=64)),
+        ("greedy", "greedy:calibrated=false,playouts=100", Budget()))
 QUICK_BOTS = (("mcts 20 ms", "mcts:calibrated=false,reuse=false", Budget(time_ms=20)),
-              ("expectimax 20 ms", "expectimax:calibrated=false", Budget(time_ms=20, depth=64)),
-              ("greedy", "greedy:calibrated=false", Budget()))
+              ("expectimax 20 ms", "expectimax:calibrated=false,playouts=100", Budget(time_ms=20, depth=64)),
+              ("greedy", "greedy:calibrated=false,playouts=100", Budget()))
 
 _worker: dict[str, Any] = {}
 
@@ -192,9 +195,11 @@ def _evaluate_one(job: tuple[Position, tuple[str, ...]]) -> list[dict[str, Any]]
             continue
         a = bot.analyze(state, budget)
         best = a.moves[0]
+        kind = bot.move_kind(best)   # the win map's shares: MCTS's own, else the playouts'
         rows.append({"players": pos.players, "game": pos.game, "ply": pos.ply, "mover": pos.mover,
-                     "turn": state.turn_number, "bot": label, "kind": bot.move_kind(best),
-                     "money": best.expected_money, "win": best.win_probabilities,
+                     "turn": state.turn_number, "bot": label, "kind": kind,
+                     "money": best.expected_money,
+                     "win": best.win_probabilities if kind == "mcts" else a.playout_win,
                      "final_money": pos.money, "final_win": pos.win, "ms": a.elapsed_ms,
                      "iterations": a.iterations, "depth": a.depth, "setup": how})
     return rows
@@ -276,6 +281,8 @@ def fit_step(data: str, install: bool) -> Calibration:
             "pooled_win_maps": pooled,
             "date": time.strftime("%Y-%m-%d")}
     cal = fit(samples, turns, info=info, pooled=pooled)
+    cal.move_scales, cal.info["move_scales"] = fit_move_scales(
+        list(read_jsonl(os.path.join(data, "moves.jsonl.gz"))), cal)
     path = os.path.join(data, "calibration.json")
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(cal.to_dict(), fh, indent=1)
@@ -424,7 +431,7 @@ def plot_reliability(report: dict[str, Any], data: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("step", choices=("generate", "evaluate", "fit", "report", "all"))
+    ap.add_argument("step", choices=("generate", "evaluate", "moves", "fit", "report", "all"))
     ap.add_argument("--quick", action="store_true", help="a small run (a few games per player count)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: every core)")
     ap.add_argument("--install", action="store_true",
@@ -437,6 +444,11 @@ def main(argv: list[str] | None = None) -> int:
         generate(args.data, QUICK_GAMES if args.quick else GAMES, args.workers)
     if args.step in ("evaluate", "all"):
         evaluate(args.data, QUICK_BOTS if args.quick else BOTS, args.workers)
+    if args.step in ("moves", "all"):
+        from calibration_moves import evaluate_moves
+
+        games = read_games(args.data)
+        evaluate_moves(args.data, positions(games), games, args.workers, args.quick, SEED)
     if args.step in ("fit", "all"):
         fit_step(args.data, args.install)
     if args.step in ("report", "all"):

@@ -45,6 +45,8 @@ class Limits:
         max_nodes: largest MCTS tree (nodes; 68 bytes each).
         max_tt_bits: largest expectimax transposition table, log2 of its entries
             (32 bytes each).
+        max_playouts: most root playouts (about 0.1 ms each) the numbers of
+            expectimax, greedy and random may ask for (their `playouts` option).
         default_bot: the bot spec used when a request names none.
         default_interval_ms: AnalyzeStream's report interval when the request gives 0.
         min_interval_ms: the shortest report interval a request may ask for.
@@ -64,6 +66,7 @@ class Limits:
     max_threads: int = 2
     max_nodes: int = 2_000_000
     max_tt_bits: int = 20
+    max_playouts: int = 1_000
     default_bot: str = "mcts"
     default_interval_ms: int = 250
     min_interval_ms: int = 20
@@ -79,7 +82,8 @@ class Limits:
 
     def __post_init__(self) -> None:
         for name in ("max_iterations", "max_time_ms", "max_depth", "max_threads",
-                     "max_nodes", "max_tt_bits", "default_interval_ms", "min_interval_ms"):
+                     "max_nodes", "max_tt_bits", "max_playouts", "default_interval_ms",
+                     "min_interval_ms"):
             if getattr(self, name) < 1:
                 raise ValueError(f"limit {name} must be >= 1, got {getattr(self, name)}")
         if not 0 <= self.deadline_reserve_fraction < 1 or self.deadline_reserve_ms < 0:
@@ -110,6 +114,7 @@ _SIZE_OPTIONS: dict[str, str] = {
     "threads": "max_threads",
     "max_nodes": "max_nodes",
     "tt_bits": "max_tt_bits",
+    "playouts": "max_playouts",
 }
 # Float options that divide or scale: they must be finite and positive.
 _POSITIVE_OPTIONS = ("margin_scale", "win_temperature")

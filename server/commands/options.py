@@ -79,6 +79,7 @@ def check_output_path(path: str, option: str) -> None:
 #: so only sanity bounds.
 LOCAL_LIMITS = Limits(max_iterations=100_000_000, max_time_ms=3_600_000, max_depth=64,
                       max_threads=64, max_nodes=50_000_000, max_tt_bits=26,
+                      max_playouts=100_000,
                       bots=tuple(sorted(BOTS)), local=True)
 
 

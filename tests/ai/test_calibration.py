@@ -84,6 +84,8 @@ def test_corrupt_calibration_file_is_a_clear_error_naming_it(tmp_path):
     (lambda d: d["maps"]["static"]["4"]["money"].update(beta="x"),
      "maps.static.4.money.beta: must be a finite number"),
     (lambda d: d["maps"].pop("expectimax"), "maps.expectimax: missing"),
+    (lambda d: d["moves"]["static"].pop("scale"), "moves.static.scale: missing"),
+    (lambda d: d["moves"]["expectimax"].update(scale=0), "moves.expectimax.scale: must be > 0"),
 ])
 def test_calibration_file_fields_are_checked_by_name(tmp_path, edit, field):
     data = json.loads(open(PACKAGED, encoding="utf-8").read())
@@ -201,10 +203,12 @@ def test_calibrated_numbers_are_the_map_applied_to_the_raw_ones(name):
     cal = bot.calibration
     got = bot.analyze(state)
     t = cal.stage(3, state.turn_number)
+    assert got.playout_win == raw.playout_win   # the same seeded playouts
     for r, m in zip(raw.moves, got.moves):
         assert r.action == m.action
-        money, win = cal.calibrate(bot.move_kind(r), 3, t, raw.player, r.expected_money,
-                                   r.win_probabilities)
+        kind = bot.move_kind(r)
+        shares = r.win_probabilities if kind == "mcts" else raw.playout_win
+        money, win = cal.calibrate(kind, 3, t, raw.player, r.expected_money, shares)
         assert m.expected_money == pytest.approx(money)
         assert m.win_probabilities == pytest.approx(win)
 
@@ -250,7 +254,10 @@ def test_player_counts_with_few_games_share_the_win_map_fitted_on_all():
     assert cal.maps[("static", 1)].win is None
 
 
-def test_cross_validation_picks_the_inputs_that_carry_the_information():
+@pytest.mark.parametrize("kind", ["mcts", "expectimax", "static"])
+def test_cross_validation_picks_the_inputs_that_carry_the_information(kind):
+    """For every kind the win shares (MCTS's own, the others' root playouts) or the
+    money are kept by cross-validation when they carry what decides the winner."""
     from gallerist.ai.calibration_fit import choose_win
 
     rng = random.Random(8)
@@ -267,10 +274,56 @@ def test_cross_validation_picks_the_inputs_that_carry_the_information():
                                   (1.0 - won, float(won)), game=2 * game))
         return out
 
-    _, by_money = choose_win("mcts", samples(informative_money=True))
-    _, by_share = choose_win("mcts", samples(informative_money=False))
+    _, by_money = choose_win(kind, samples(informative_money=True))
+    _, by_share = choose_win(kind, samples(informative_money=False))
     assert "money" in by_money
     assert "win" in by_share
-    params, name = choose_win("mcts", samples(informative_money=False))
+    params, name = choose_win(kind, samples(informative_money=False))
     if name == "win":
         assert params[2] == params[3] == 0.0   # the money inputs stay out of the map
+
+
+def test_the_move_scale_is_recovered_from_mcts_per_move_numbers():
+    """fit_move_scales: MCTS's logit difference between two moves is the heuristic's
+    margin difference / 50 $, so the fitted scale is 50 for both heuristic kinds."""
+    from gallerist.ai.calibration_fit import fit_move_scales
+
+    cal = Calibration.load(PACKAGED)
+    maps = dict(cal.maps)
+    maps[("mcts", 2)] = SeatMap(win=(1.0, 0.0, 0.0, 0.0, 0.0), money=cal.maps[("mcts", 2)].money)
+    cal = Calibration(maps, cal.turns)   # MCTS's calibrated p is its raw win share
+    rng = random.Random(4)
+    rows = []
+    for k in range(40):
+        base = rng.uniform(-1, 1)
+        heur = [[a, 0, [60 - d, 60], []] for a, d in ((1, 0.0), (2, rng.uniform(1, 40)), (3, rng.uniform(1, 40)))]
+        share = [1 / (1 + math.exp(-(base - d / 50))) for _, _, (m, _), _ in heur for d in [60 - m]]
+        mcts = [[a, 100, [0.0, 0.0], [w, 1 - w]] for (a, *_), w in zip(heur, share)]
+        rows.append({"game": 2 * k, "ply": 5, "mover": 0, "turn": 10, "bots": {
+            "mcts": {"kind": "mcts", "moves": mcts},
+            "expectimax": {"kind": "expectimax", "moves": heur},
+            "greedy": {"kind": "static", "moves": heur}}})
+    scales, info = fit_move_scales(rows, cal)
+    assert scales == pytest.approx({"expectimax": 50.0, "static": 50.0}, rel=1e-3)
+    assert info["expectimax"]["pairs"] == 80
+
+
+@pytest.mark.parametrize("name", ["expectimax", "greedy"])
+def test_a_heuristic_bots_moves_are_told_apart_by_their_money(name):
+    """The position's playout shares are the first move's numbers (the root); a move
+    whose money margin is lower reads a lower win probability (the move scale)."""
+    state = _decision_point(2, seed=12, skip=30)
+    while len(state.legal_actions()) < 3:
+        state = _decision_point(2, seed=12 + len(state.history), skip=30)
+    bot = BOTS[name]()
+    a = bot.analyze(state)
+    raw = BOTS[name](calibrated=False).analyze(state)
+    me = a.player
+
+    def margin(money):
+        return money[me] - max(m for i, m in enumerate(money) if i != me)
+
+    pairs = [(margin(r.expected_money), m.win_probability) for r, m in zip(raw.moves, a.moves)]
+    first = pairs[0]
+    for mg, p in pairs[1:]:
+        assert (p < first[1]) == (mg < first[0]) or mg == first[0]

@@ -48,14 +48,27 @@ def _rows():
     return rows, turns
 
 
+def _write_moves(folder) -> None:
+    """A moves.jsonl.gz (bench/calibration_moves.py's rows) for the fit step's move scale."""
+    moves = [{"game": 0, "ply": 6, "mover": 0, "turn": 6, "bots": {
+        "mcts": {"kind": "mcts", "moves": [[1, 500, [90, 80], [0.6, 0.4]], [2, 300, [80, 85], [0.45, 0.55]]]},
+        "expectimax": {"kind": "expectimax", "moves": [[1, 0, [70, 60], []], [2, 0, [60, 70], []]]},
+        "greedy": {"kind": "static", "moves": [[1, 0, [70, 60], []], [2, 0, [60, 70], []]]}}}]
+    with gzip.open(folder / "moves.jsonl.gz", "wt") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in moves)
+
+
 def test_fit_then_report_on_the_held_out_half(bench, tmp_path):
     rows, turns = _rows()
     with gzip.open(tmp_path / "evals.jsonl.gz", "wt") as fh:
         fh.writelines(json.dumps(r) + "\n" for r in rows)
     (tmp_path / "final_turns.json").write_text(json.dumps(turns))
+    _write_moves(tmp_path)
     cal = bench.fit_step(str(tmp_path), install=False)
     again = Calibration.load(str(tmp_path / "calibration.json"))
     assert again.maps == cal.maps and again.turns[2] == pytest.approx(30)
+    assert again.move_scales == cal.move_scales and set(cal.move_scales) == {"expectimax", "static"}
+    assert all(v > 0 for v in cal.move_scales.values())
     report = bench.report_step(str(tmp_path), rounds=50)
     two = report["players"]["2"]
     held = [r for r in rows if r["players"] == 2 and r["bot"] == "e" and r["game"] % 2 == 1]
@@ -85,6 +98,7 @@ def test_soft_labels_average_the_real_game_and_its_continuations(bench, tmp_path
     with gzip.open(tmp_path / "evals.jsonl.gz", "wt") as fh:
         fh.writelines(json.dumps(r) + "\n" for r in rows)
     (tmp_path / "final_turns.json").write_text(json.dumps(turns))
+    _write_moves(tmp_path)
     bench.fit_step(str(tmp_path), install=False)
     todo = [bench.Position(2, r["game"], r["ply"], r["mover"], tuple(r["final_money"]),
                            tuple(r["final_win"])) for r in two if r["bot"] == "e"]

@@ -70,6 +70,8 @@ def test_hint_at_chance_event_or_end(client: HintClient) -> None:
     ("expectimax:depth=40", ["bot_spec", "depth=40", "limit of 6"]),
     ("expectimax:tt_bits=26", ["bot_spec", "tt_bits=26", "limit of 20"]),
     ("expectimax:win_temperature=0", ["bot_spec", "win_temperature", "> 0"]),
+    ("greedy:playouts=5000", ["bot_spec", "playouts=5000", "limit of 1000"]),
+    ("expectimax:playouts=0", ["bot_spec", "playouts=0", "calibrated=false"]),
     ("expectimax:chance_width=0", ["bot_spec", "chance_width"]),
     ("greedy:time_ms=-5", ["bot_spec", "greedy"]),
     ("", ["bot_spec", "non-empty"]),
