@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from bot_positions import decision_point
 from gallerist import engine
 from gallerist.ai import ExpectimaxBot, GreedyBot, MctsBot, RandomBot
 from gallerist.ai.calibration import (
@@ -19,21 +20,6 @@ BOTS = {
     "greedy": lambda **kw: GreedyBot(seed=3, **kw),
     "random": lambda **kw: RandomBot(seed=3, **kw),
 }
-
-
-def _decision_point(players: int, seed: int, skip: int) -> engine.GameState:
-    """A decision point some `skip` decisions into a random game."""
-    rng = random.Random(seed)
-    state = engine.new_game(players, seed)
-    decisions = 0
-    while True:
-        if state.is_chance():
-            state.apply_random_chance(rng.randrange(1 << 30))
-            continue
-        if decisions >= skip and len(state.legal_actions()) > 1:
-            return state
-        state.apply(rng.choice(state.legal_actions()))
-        decisions += 1
 
 
 def _last_turn_with_lead(lead: int) -> engine.GameState:
@@ -105,7 +91,7 @@ def test_a_bot_with_a_corrupt_calibration_fails_at_its_first_analysis_naming_the
     with pytest.raises(CalibrationError, match=str(path)):
         bot.calibration
     with pytest.raises(CalibrationError, match=str(path)):
-        bot.analyze(_decision_point(2, seed=1, skip=5))
+        bot.analyze(decision_point(2, seed=1, skip=5))
 
 
 def test_raw_bots_need_no_calibration_file(tmp_path, monkeypatch):
@@ -169,7 +155,7 @@ def test_stage_runs_from_zero_to_a_clipped_end():
 @pytest.mark.parametrize("name", sorted(BOTS))
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_win_probabilities_are_probabilities_that_sum_to_one(name, players):
-    state = _decision_point(players, seed=players, skip=25)
+    state = decision_point(players, seed=players, skip=25)
     a = BOTS[name]().analyze(state)
     for m in a.moves:
         assert all(0.0 <= w <= 1.0 for w in m.win_probabilities)
@@ -182,7 +168,7 @@ def test_win_probabilities_are_probabilities_that_sum_to_one(name, players):
 
 @pytest.mark.parametrize("name", sorted(BOTS))
 def test_solo_has_no_win_probability(name):
-    a = BOTS[name]().analyze(_decision_point(1, seed=2, skip=10))
+    a = BOTS[name]().analyze(decision_point(1, seed=2, skip=10))
     assert all(m.win_probability is None and m.win_probabilities == [] for m in a.moves)
     assert a.root.win_probabilities == [] and len(a.root.expected_money) == 1
 
@@ -197,7 +183,7 @@ def test_a_decided_position_reads_near_certain(name):
 
 @pytest.mark.parametrize("name", sorted(BOTS))
 def test_calibrated_numbers_are_the_map_applied_to_the_raw_ones(name):
-    state = _decision_point(3, seed=7, skip=30)
+    state = decision_point(3, seed=7, skip=30)
     raw = BOTS[name](calibrated=False).analyze(state)
     bot = BOTS[name]()
     cal = bot.calibration
@@ -226,7 +212,7 @@ def test_a_map_changes_what_the_bot_reports():
     maps[("static", 2)] = SeatMap(win=(0.0, 0.0, 0.0, 0.0, 0.0), money=(7.0, 0.0, 0.0, 0.0))
     bot = GreedyBot(seed=1)
     bot.calibration = Calibration(maps, cal.turns)
-    a = bot.analyze(_decision_point(2, seed=1, skip=20))
+    a = bot.analyze(decision_point(2, seed=1, skip=20))
     assert all(m.win_probabilities == pytest.approx([0.5, 0.5]) for m in a.moves)
     assert all(m.expected_money == pytest.approx([7.0, 7.0]) for m in a.moves)
 
@@ -312,9 +298,9 @@ def test_the_move_scale_is_recovered_from_mcts_per_move_numbers():
 def test_a_heuristic_bots_moves_are_told_apart_by_their_money(name):
     """The position's playout shares are the first move's numbers (the root); a move
     whose money margin is lower reads a lower win probability (the move scale)."""
-    state = _decision_point(2, seed=12, skip=30)
+    state = decision_point(2, seed=12, skip=30)
     while len(state.legal_actions()) < 3:
-        state = _decision_point(2, seed=12 + len(state.history), skip=30)
+        state = decision_point(2, seed=12 + len(state.history), skip=30)
     bot = BOTS[name]()
     a = bot.analyze(state)
     raw = BOTS[name](calibrated=False).analyze(state)

@@ -4,6 +4,7 @@ import random
 
 import pytest
 
+from bot_positions import decision_point
 from gallerist import engine
 from gallerist.ai import ExpectimaxBot, GreedyBot, MctsBot, RandomBot
 from gallerist.ai._rollout import playout_shares
@@ -17,23 +18,9 @@ HEURISTIC_BOTS = {
 }
 
 
-def _decision_point(players: int, seed: int, skip: int) -> engine.GameState:
-    rng = random.Random(seed)
-    state = engine.new_game(players, seed)
-    decisions = 0
-    while True:
-        if state.is_chance():
-            state.apply_random_chance(rng.randrange(1 << 30))
-            continue
-        if decisions >= skip and len(state.legal_actions()) > 1:
-            return state
-        state.apply(rng.choice(state.legal_actions()))
-        decisions += 1
-
-
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_playout_shares_are_win_shares_that_sum_to_one(players):
-    state = _decision_point(players, seed=players, skip=20)
+    state = decision_point(players, seed=players, skip=20)
     shares, played = playout_shares(state, 0, 60, 0.0, 5)
     assert played == 60 and len(shares) == players
     assert all(0.0 <= w <= 1.0 for w in shares)
@@ -41,7 +28,7 @@ def test_playout_shares_are_win_shares_that_sum_to_one(players):
 
 
 def test_playout_shares_are_deterministic_by_seed():
-    state = _decision_point(2, seed=1, skip=10)
+    state = decision_point(2, seed=1, skip=10)
     assert playout_shares(state, 0, 40, 0.0, 9) == playout_shares(state, 0, 40, 0.0, 9)
     assert playout_shares(state, 0, 40, 0.0, 9) != playout_shares(state, 0, 40, 0.0, 10)
 
@@ -49,7 +36,7 @@ def test_playout_shares_are_deterministic_by_seed():
 def test_playout_shares_never_read_the_hidden_cards_of_others():
     """Each playout deals the cards the viewer cannot see anew (R-SETUP hidden cards), so
     the true cards and a view that hides them give the same result from the same seed."""
-    state = _decision_point(3, seed=4, skip=15)
+    state = decision_point(3, seed=4, skip=15)
     assert playout_shares(state, 1, 50, 0.0, 2) == playout_shares(state.view(1), 1, 50, 0.0, 2)
 
 
@@ -84,15 +71,15 @@ def test_playout_shares_refuse_bad_arguments_by_name(viewer, count, max_ms, prob
 
 @pytest.mark.parametrize("name", sorted(HEURISTIC_BOTS))
 def test_heuristic_bots_report_their_root_playouts(name):
-    state = _decision_point(2, seed=6, skip=20)
+    state = decision_point(2, seed=6, skip=20)
     a = HEURISTIC_BOTS[name]().analyze(state)
     assert len(a.playout_win) == 2 and sum(a.playout_win) == pytest.approx(1.0)
     assert a.playout_win == HEURISTIC_BOTS[name]().analyze(state).playout_win   # seeded
-    assert HEURISTIC_BOTS[name]().analyze(_decision_point(1, seed=2, skip=10)).playout_win == []
+    assert HEURISTIC_BOTS[name]().analyze(decision_point(1, seed=2, skip=10)).playout_win == []
 
 
 def test_mcts_reports_its_root_statistics_as_playout_shares():
-    state = _decision_point(2, seed=6, skip=20)
+    state = decision_point(2, seed=6, skip=20)
     a = MctsBot(iterations=200, seed=1, calibrated=False).analyze(state)
     total = sum(m.visits for m in a.moves)
     want = [sum(m.visits * m.win_probabilities[i] for m in a.moves if m.visits) / total
@@ -110,7 +97,7 @@ def test_the_win_map_of_a_heuristic_bot_follows_its_playouts(name):
     maps[(kind, 2)] = SeatMap(win=(1.0, 0.0, 0.0, 0.0, 0.0), money=cal.maps[(kind, 2)].money)
     bot = HEURISTIC_BOTS[name]()
     bot.calibration = Calibration(maps, cal.turns)
-    a = bot.analyze(_decision_point(2, seed=8, skip=30))
+    a = bot.analyze(decision_point(2, seed=8, skip=30))
     floor = [max(w, 0.01) for w in a.playout_win]
     want = [w / sum(floor) for w in floor]
     assert all(m.win_probabilities == pytest.approx(want) for m in a.moves)
@@ -128,12 +115,12 @@ def test_the_playouts_option_is_checked_by_name(spec, problem):
 
 def test_no_playouts_for_raw_numbers():
     bot = make_bot("greedy:calibrated=false,playouts=0")
-    assert bot.analyze(_decision_point(2, seed=6, skip=20)).playout_win == []
+    assert bot.analyze(decision_point(2, seed=6, skip=20)).playout_win == []
 
 
 def test_expectimax_choice_is_the_analysis_best_move_at_a_fixed_depth():
     """The playouts only feed the reported numbers: the ranking is the search's."""
-    state = _decision_point(2, seed=9, skip=25)
+    state = decision_point(2, seed=9, skip=25)
     bot = ExpectimaxBot(depth=2, seed=1)
     assert bot.choose(state) == bot.analyze(state).best.action
     assert ExpectimaxBot(depth=2, seed=1, calibrated=False, playouts=0).analyze(state).best.action \
