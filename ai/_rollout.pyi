@@ -1,5 +1,6 @@
 """Type stub of ai._rollout, the rollout policy and evaluator (ai/_rollout.pyx)."""
 from gallerist.ai._evaluation import Evaluator
+from gallerist.engine.state import GameState
 
 #: Rollout policy names, by their C number.
 POLICIES: tuple[str, ...]
@@ -9,3 +10,6 @@ class RolloutEvaluator(Evaluator):
     policy: int
     cutoff: int
     def __init__(self, inner: Evaluator, *, policy: str, cutoff: int) -> None: ...
+
+def playout_shares(state: GameState, viewer: int, count: int, max_ms: float = 0.0,
+                   seed: int = 0) -> tuple[list[float], int]: ...

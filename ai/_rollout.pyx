@@ -2,10 +2,15 @@
 """The rollout policy (uniform, or static preferences per action id) and
 `RolloutEvaluator`: play a position on to the end or for `cutoff` decisions, then take
 the exact result or another evaluator's estimate (MCTS's leaf estimate)."""
+from libc.string cimport memcpy, memset
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
 from gallerist.engine._core cimport (
-    StateC, RngC, action_t, MAX_LEGAL, NUM_ACTIONS, PLAYER_CHANCE, rng_below,
-    state_apply, state_current_player, state_legal_actions, state_sample_chance,
+    StateC, RngC, action_t, MAX_LEGAL, MAX_PLAYERS, NUM_ACTIONS, PLAYER_CHANCE, rng_below,
+    rng_next, state_apply, state_current_player, state_legal_actions, state_resample_hidden,
+    state_returns, state_sample_chance,
 )
+from gallerist.engine.state cimport GameState
 cimport gallerist.engine._core as core
 from gallerist.ai._common cimport rng_unit
 from gallerist.ai._evaluation cimport Evaluator, leaf_values
@@ -107,3 +112,51 @@ cdef class RolloutEvaluator(Evaluator):
         """The evaluator for one-step greedy choices: inner's (no playouts)."""
         return self.inner.static()
 
+
+
+def playout_shares(GameState state not None, int viewer, int count, double max_ms=0.0,
+                   unsigned long long seed=0):
+    """Every seat's mean win share over `count` games played on from `state` by the
+    uniform rollout policy (MCTS's default, chance sampled), each with the cards `viewer`
+    cannot see dealt anew from those it has not seen (never the true hidden cards).
+
+    A cheap estimate of who is ahead, independent of any search: the bots that rank moves
+    by the heuristic report numbers calibrated from it (ai.bot.BaseBot.report). Stops
+    after `max_ms` of wall time when > 0 (after at least one game).
+
+    Returns:
+        (win share per seat, games played). A finished position gives its exact result.
+
+    Raises:
+        ValueError: viewer is not a seat of the game, or count is outside 1..1,000,000.
+    """
+    cdef StateC s
+    cdef RngC rng
+    cdef double win[MAX_PLAYERS]
+    cdef double total[MAX_PLAYERS]
+    cdef int n = state.s.num_players, p, played = 0
+    cdef timespec t0, now
+    if not 0 <= viewer < n:
+        raise ValueError(f"viewer must be a seat 0..{n - 1}, got {viewer}")
+    if not 1 <= count <= 1_000_000:
+        raise ValueError(f"count must be 1..1000000, got {count}")
+    if not max_ms >= 0:
+        raise ValueError(f"max_ms must be >= 0, got {max_ms}")
+    memset(total, 0, sizeof(total))
+    rng.s = seed
+    rng_next(&rng)
+    with nogil:
+        clock_gettime(CLOCK_MONOTONIC, &t0)
+        while played < count:
+            memcpy(&s, &state.s, sizeof(StateC))
+            state_resample_hidden(&s, viewer, &rng)
+            rollout(&s, 0, 0, &rng)
+            state_returns(&s, win)
+            for p in range(n):
+                total[p] += win[p]
+            played += 1
+            if max_ms > 0:
+                clock_gettime(CLOCK_MONOTONIC, &now)
+                if (now.tv_sec - t0.tv_sec) * 1e3 + (now.tv_nsec - t0.tv_nsec) * 1e-6 >= max_ms:
+                    break
+    return [total[p] / played for p in range(n)], played

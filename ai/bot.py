@@ -3,11 +3,13 @@ every bot inherits: anytime analysis with periodic reports, `stop()`, the defaul
 from __future__ import annotations
 
 import dataclasses
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from gallerist import engine
+from gallerist.ai._rollout import playout_shares
 from gallerist.ai.calibration import Calibration
 from gallerist.engine.actions import NOTATION, action_to_string, string_to_action
 
@@ -121,6 +123,11 @@ class Analysis:
     `final` is False for the partial analyses an anytime search reports while it goes on
     (`BaseBot.analyses`); `analyze` always returns a final one. `root` summarises the
     position.
+
+    `playout_win` is the position's win share by seat as playouts estimate it (empty when
+    none were played, and solo): the bot's own root playouts for the bots that rank moves
+    by the heuristic (their `playouts` option), MCTS's root statistics for MCTS. It is
+    one input of the calibrated numbers (ai.calibration), raw itself.
     """
 
     player: int
@@ -131,6 +138,7 @@ class Analysis:
     depth: int = 0
     elapsed_ms: float = 0.0
     final: bool = True
+    playout_win: list[float] = field(default_factory=list)
 
     @property
     def root(self) -> PositionSummary:
@@ -256,6 +264,10 @@ class BaseBot:
     calibration_kind: str = "static"
     _calibrated: bool = True
     _calibration: Calibration | None = None
+    #: Root playouts behind the calibrated numbers of a bot that ranks by the heuristic.
+    playouts: int = 0
+    #: Seed of those playouts (bots with a `seed` option set it).
+    seed: int = 0
 
     def _use_calibration(self, calibrated: bool) -> None:
         """Report calibrated numbers (the default maps, loaded at the first report) or,
@@ -263,6 +275,28 @@ class BaseBot:
         if not isinstance(calibrated, bool):
             raise ValueError(f"{self.name} option calibrated must be true or false, got {calibrated!r}")
         self._calibrated = calibrated
+
+    def _use_playouts(self, playouts: int) -> None:
+        """Play `playouts` games on from the root for the reported numbers (after
+        `_use_calibration`: calibrated numbers need them)."""
+        if isinstance(playouts, bool) or not isinstance(playouts, int) or not 0 <= playouts <= 100_000:
+            raise ValueError(f"{self.name} option playouts must be an integer 0..100000, "
+                             f"got {playouts!r}")
+        if playouts == 0 and self._calibrated:
+            raise ValueError(f"{self.name} option playouts=0 needs calibrated=false (the "
+                             f"calibrated numbers are mapped from the playouts' win shares)")
+        self.playouts = playouts
+
+    def root_playouts(self, state: engine.GameState, player: int, max_ms: float = 0.0) -> list[float]:
+        """Every seat's win share over `playouts` games played on from `state` by the
+        uniform rollout policy (the hidden cards `player` cannot see dealt anew for each),
+        stopping after `max_ms` when > 0: the estimate of who is ahead that the
+        calibration maps of the heuristic bots take. Empty solo, at the end of the game,
+        or with playouts=0. Seeded by the bot's seed and the position (deterministic)."""
+        if self.playouts == 0 or state.num_players == 1 or state.is_terminal():
+            return []
+        seed = (self.seed * 0x9E3779B1 + zlib.crc32(state.state_bytes())) & 0xFFFFFFFFFFFFFFFF
+        return playout_shares(state, player, self.playouts, max_ms, seed)[0]
 
     @property
     def calibration(self) -> Calibration | None:
@@ -286,7 +320,8 @@ class BaseBot:
         the search estimated them) into calibrated ones, once per move, and add the
         position's summary (`Analysis.root`) follows. A move that ends the game keeps
         the search's numbers: its final scoring is exact, not estimated. Solo: no win
-        probabilities."""
+        probabilities. The win map of kind "mcts" takes the move's own win shares, the
+        others the position's `analysis.playout_win`."""
         n, player, cal = state.num_players, analysis.player, self.calibration
         maps = {}
         if cal is not None:
@@ -297,7 +332,9 @@ class BaseBot:
         for m in analysis.moves:
             win = m.win_probabilities if n > 1 else None
             if maps and m.action not in ending:   # the end is known, not estimated
-                m.expected_money, win = maps[self.move_kind(m)](m.expected_money, win)
+                kind = self.move_kind(m)
+                shares = win if kind == "mcts" else (analysis.playout_win or None)
+                m.expected_money, win = maps[kind](m.expected_money, shares)
             m.win_probabilities = list(win) if win else []
             m.win_probability = m.win_probabilities[player] if win else None
         return analysis

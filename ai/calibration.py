@@ -18,7 +18,10 @@ player count:
   (`turns`), clipped to [0, 1.2];
 - win (2-4 players): a conditional logit over seats, p = softmax(u) with
   u_i = (a1 + b1 t) log(max(w_i, 0.01)) + (a2 + b2 t) m_i / 10 + c [i is the mover],
-  w the raw win shares (MCTS only; 0 for the other kinds) and m the raw money;
+  w the raw win shares and m the raw money: for "mcts" the move's own win shares, for
+  the other kinds the position's win shares over the bot's root playouts (uniform
+  rollouts, `Analysis.playout_win`), the same for every move of one analysis, so that the
+  reported numbers carry what playouts know even where the ranking is the heuristic's;
 - money: E_i = alpha + beta m_i + gamma t + delta t m_i (every player count, solo too).
 """
 from __future__ import annotations
@@ -56,8 +59,9 @@ class SeatMap:
 
 def win_features(kind: str, money: Sequence[float], win: Sequence[float] | None,
                  ) -> list[tuple[float, float]]:
-    """Per seat (log raw win share, money / 10): the inputs of the win map."""
-    shares = win if kind == "mcts" and win else None
+    """Per seat (log raw win share, money / 10): the inputs of the win map. The win
+    shares are MCTS's own for kind "mcts", the root playouts' for the others (None: 0)."""
+    shares = win or None
     return [(math.log(max(shares[i], MIN_WIN_SHARE)) if shares is not None else 0.0, m / 10.0)
             for i, m in enumerate(money)]
 
@@ -163,7 +167,7 @@ class Calibration:
         if m.win is None:
             return lambda money, win: ([base + slope * x for x in money], None)
         a1, b1, a2, b2, c = m.win
-        wa, wm = (a1 + b1 * t if kind == "mcts" else 0.0), (a2 + b2 * t) / 10.0
+        wa, wm = a1 + b1 * t, (a2 + b2 * t) / 10.0
         log, exp, floor = math.log, math.exp, MIN_WIN_SHARE
 
         def apply(money: Sequence[float], win: Sequence[float] | None

@@ -33,9 +33,10 @@ class Sample:
 
 
 #: The win maps tried for each kind (the parameters left free; the others are 0), chosen
-#: by cross-validation on the training games: for MCTS, its win shares and money, its win
-#: shares alone, or its money alone. (The other kinds have money only.)
-CANDIDATES = {"mcts": {"win and money": (0, 1, 2, 3, 4), "win": (0, 1, 4), "money": (2, 3, 4)}}
+#: by cross-validation on the training games: the win shares (MCTS's own, or the root
+#: playouts' for the other kinds) and the money, the win shares alone, or the money alone.
+_INPUTS = {"win and money": (0, 1, 2, 3, 4), "win": (0, 1, 4), "money": (2, 3, 4)}
+CANDIDATES = {"mcts": _INPUTS, "expectimax": _INPUTS, "static": _INPUTS}
 
 
 def _design(kind: str, samples: Sequence[Sample]) -> tuple[np.ndarray, np.ndarray]:
@@ -80,7 +81,7 @@ def fit_win(kind: str, samples: Sequence[Sample], free: Sequence[int] | None = N
 
     designs, total = _designs(kind, samples), len(samples)
     open_ = set(range(len(WIN_PARAMS)) if free is None else free)
-    start = np.array([1.0 if kind == "mcts" else 0.0, 0.0, 0.1, 0.1, 0.0])
+    start = np.array([1.0, 0.0, 0.1, 0.1, 0.0])
     start = np.where([i in open_ for i in range(len(start))], start, 0.0)
     bounds = [(None, None) if i in open_ else (0.0, 0.0) for i in range(len(start))]
     res = minimize(lambda th: _win_loss(designs, total, th), start, jac=True,

@@ -49,8 +49,14 @@ class ExpectimaxBot(BaseBot):
             when the package has none). Read and checked when the bot is made: a
             missing, corrupt or mismatched file is a ModelFileError naming it.
         calibrated: report calibrated numbers (ai.calibration, kind "expectimax": the
-            searched money vector); False: the searched money and its softmax.
-            eval=model has no map of its own yet and needs calibrated=false.
+            searched money vector with the root playouts' win shares); False: the
+            searched money and its softmax. eval=model has no map of its own yet and
+            needs calibrated=false.
+        playouts: games played on from the root by the uniform rollout policy before the
+            search, whose win shares the calibrated numbers are mapped from with the
+            searched money (BaseBot.root_playouts; the maps were fitted with 100). They
+            take at most a quarter of a time budget, the search the rest; 0 (needs
+            calibrated=false) plays none. `choose` plays none (it reports nothing).
     """
 
     name = "expectimax"
@@ -59,7 +65,8 @@ class ExpectimaxBot(BaseBot):
     def __init__(self, evaluator: Evaluator | None = None, *, seed: int = 0, depth: int = 2,
                  time_ms: float = 0.0, chance_width: int = 6, tt_bits: int = 18,
                  alpha_beta: bool = True, win_temperature: float = WIN_TEMPERATURE,
-                 eval: str = "heuristic", model: str = "", calibrated: bool = True) -> None:
+                 eval: str = "heuristic", model: str = "", calibrated: bool = True,
+                 playouts: int = 100) -> None:
         if not 1 <= depth <= 64:
             raise ValueError(f"expectimax option depth must be 1..64, got {depth}")
         if not math.isfinite(time_ms) or time_ms < 0:
@@ -75,6 +82,7 @@ class ExpectimaxBot(BaseBot):
         if eval == "model":
             check_model_eval("expectimax", calibrated, evaluator)
         self._use_calibration(calibrated)
+        self._use_playouts(playouts)
         self.seed = seed
         self.depth = depth
         self.time_ms = time_ms
@@ -105,6 +113,12 @@ class ExpectimaxBot(BaseBot):
         completed iteration (at least depth 1 is always completed, whatever the budget).
         With `moves` (the Bot protocol's restriction) only those root moves are searched.
         """
+        return self._analyze(state, budget, moves, None)
+
+    def _analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None",
+                 moves: Sequence[int] | None, shares: list[float] | None) -> Analysis:
+        """`analyze` with the root playouts' win shares given (None: play them here,
+        within a quarter of the time budget)."""
         player = decision_player(state)
         state = state.view(player)   # never read the opponents' hidden cards
         b = Budget.of(budget)
@@ -112,6 +126,10 @@ class ExpectimaxBot(BaseBot):
         time_ms = float(b.time_ms or self.time_ms)
         with self._lock:
             t0 = time.perf_counter()
+            if shares is None:
+                shares = self.root_playouts(state, player, time_ms / 4)
+                if time_ms:
+                    time_ms = max(MIN_SEARCH_MS, time_ms - (time.perf_counter() - t0) * 1000.0)
             deadline = (time.monotonic() + time_ms / 1000.0) if time_ms > 0 else 0.0
             order = self.root_moves(state, moves)
             results: list[tuple[int, list[float]]] = []
@@ -142,7 +160,8 @@ class ExpectimaxBot(BaseBot):
                 m.pv = list(self._engine.principal_variation(state, m.action))
         self.evaluator.check()   # a Python evaluator's error surfaces here
         return self.report(state, Analysis(player=player, bot=self.name, moves=moves, nodes=nodes,
-                                           depth=done_depth, elapsed_ms=elapsed))
+                                           depth=done_depth, elapsed_ms=elapsed,
+                                           playout_win=shares))
 
     @staticmethod
     def _score(vec: list[float], player: int) -> float:
@@ -151,7 +170,7 @@ class ExpectimaxBot(BaseBot):
         return vec[player] - max(others, default=0.0)
 
     def choose(self, state: engine.GameState) -> int:
-        return self.analyze(state).best.action
+        return self._analyze(state, None, None, []).best.action
 
     # ------------------------------------------------------------------ the Bot protocol
 
@@ -173,13 +192,15 @@ class ExpectimaxBot(BaseBot):
 
         last: Analysis | None = None
         last_sent = 0.0
+        player = decision_player(state)
+        shares = self.root_playouts(state.view(player), player, b.time_ms / 4)
         for depth in range(1, max_depth + 1):
             left = left_ms()
             if last is not None and (self.stop_requested or left <= 0):
                 break
-            analysis = self.analyze(state, Budget(
+            analysis = self._analyze(state, Budget(
                 depth=depth, time_ms=max(MIN_SEARCH_MS, left) if b.time_ms else 0.0),
-                moves=moves)
+                moves, shares)
             complete = analysis.depth >= depth
             if last is None or analysis.depth >= last.depth:
                 last = analysis

@@ -222,9 +222,13 @@ class MctsBot(BaseBot):
                     after.apply(m.action)
                     m.expected_money, m.win_probabilities = self.evaluator.static().values(after)
         self.evaluator.check()   # a Python evaluator's error surfaces here
+        visited = [m for m in moves if m.visits]
+        total = sum(m.visits for m in visited)
+        shares = ([sum(m.visits * m.win_probabilities[i] for m in visited) / total
+                   for i in range(state.num_players)] if total and state.num_players > 1 else [])
         return self.report(state, Analysis(
-            player=player, bot=self.name, moves=moves, iterations=sum(m.visits for m in moves),
-            nodes=int(stats["nodes"]), elapsed_ms=elapsed))
+            player=player, bot=self.name, moves=moves, iterations=total,
+            nodes=int(stats["nodes"]), elapsed_ms=elapsed, playout_win=shares))
 
     def move_kind(self, move: MoveInfo) -> str:
         """"mcts" for a visited move; "static" for one the search never visited."""

@@ -54,12 +54,12 @@ from gallerist.ai.spec import make_bot
 #: The self-play bot whose games label the positions.
 SELFPLAY_BOT = "mcts:iterations=150"
 #: Games per player count (full run, --quick) and positions sampled per game.
-GAMES = {1: 48, 2: 400, 3: 48, 4: 48}
+GAMES = {1: 48, 2: 800, 3: 48, 4: 48}
 QUICK_GAMES = {1: 4, 2: 8, 3: 4, 4: 4}
 #: Positions sampled per game, by player count: the games, not the positions, are the
 #: independent samples (a game's positions share its outcome), so 2 players, the headline
 #: figures, get many games with fewer positions each.
-POSITIONS_PER_GAME = {1: 10, 2: 5, 3: 10, 4: 10}
+POSITIONS_PER_GAME = {1: 10, 2: 8, 3: 10, 4: 10}
 SEED = 20261201
 #: A player count with fewer training games shares the win map fitted on all of them.
 POOL_BELOW_GAMES = 100
@@ -160,11 +160,11 @@ def positions(games: dict[tuple[int, int], GameRecord],
 #: The bots and budgets the benchmark scores: (label, spec, budget). The specs ask for
 #: raw numbers; the calibration is applied afterwards, exactly as the bots apply it.
 BOTS = (("mcts 200 ms", "mcts:calibrated=false,reuse=false", Budget(time_ms=200)),
-        ("expectimax 200 ms", "expectimax:calibrated=false", Budget(time_ms=200, depth=64)),
-        ("greedy", "greedy:calibrated=false", Budget()))
+        ("expectimax 200 ms", "expectimax:calibrated=false,playouts=100", Budget(time_ms=200, depth=64)),
+        ("greedy", "greedy:calibrated=false,playouts=100", Budget()))
 QUICK_BOTS = (("mcts 20 ms", "mcts:calibrated=false,reuse=false", Budget(time_ms=20)),
-              ("expectimax 20 ms", "expectimax:calibrated=false", Budget(time_ms=20, depth=64)),
-              ("greedy", "greedy:calibrated=false", Budget()))
+              ("expectimax 20 ms", "expectimax:calibrated=false,playouts=100", Budget(time_ms=20, depth=64)),
+              ("greedy", "greedy:calibrated=false,playouts=100", Budget()))
 
 _worker: dict[str, Any] = {}
 
@@ -192,9 +192,11 @@ def _evaluate_one(job: tuple[Position, tuple[str, ...]]) -> list[dict[str, Any]]
             continue
         a = bot.analyze(state, budget)
         best = a.moves[0]
+        kind = bot.move_kind(best)   # the win map's shares: MCTS's own, else the playouts'
         rows.append({"players": pos.players, "game": pos.game, "ply": pos.ply, "mover": pos.mover,
-                     "turn": state.turn_number, "bot": label, "kind": bot.move_kind(best),
-                     "money": best.expected_money, "win": best.win_probabilities,
+                     "turn": state.turn_number, "bot": label, "kind": kind,
+                     "money": best.expected_money,
+                     "win": best.win_probabilities if kind == "mcts" else a.playout_win,
                      "final_money": pos.money, "final_win": pos.win, "ms": a.elapsed_ms,
                      "iterations": a.iterations, "depth": a.depth, "setup": how})
     return rows

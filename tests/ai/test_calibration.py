@@ -201,10 +201,12 @@ def test_calibrated_numbers_are_the_map_applied_to_the_raw_ones(name):
     cal = bot.calibration
     got = bot.analyze(state)
     t = cal.stage(3, state.turn_number)
+    assert got.playout_win == raw.playout_win   # the same seeded playouts
     for r, m in zip(raw.moves, got.moves):
         assert r.action == m.action
-        money, win = cal.calibrate(bot.move_kind(r), 3, t, raw.player, r.expected_money,
-                                   r.win_probabilities)
+        kind = bot.move_kind(r)
+        shares = r.win_probabilities if kind == "mcts" else raw.playout_win
+        money, win = cal.calibrate(kind, 3, t, raw.player, r.expected_money, shares)
         assert m.expected_money == pytest.approx(money)
         assert m.win_probabilities == pytest.approx(win)
 
