@@ -41,7 +41,6 @@ observation layout is refused.
 from __future__ import annotations
 
 import datetime
-import functools
 import json
 import logging
 import os
@@ -59,7 +58,7 @@ from gallerist.ai.records_format import (COLUMNS as LAYOUT, FORMAT, FORMAT_VERSI
                                          row_shape, sha256_file)
 
 __all__ = ["COLUMNS", "FORMAT", "FORMAT_VERSION", "DEFAULT_GAMES_PER_SHARD", "NUM_ACTIONS",
-           "SelfplayError", "SelfplayRun", "engine_version", "game_seed", "open_existing", "play_selfplay_game",
+           "SelfplayError", "SelfplayGame", "SelfplayRun", "engine_version", "game_seed", "open_existing", "play_selfplay_game",
            "read_manifest", "read_shard", "run_selfplay", "write_arrays", "write_manifest"]
 
 log = logging.getLogger(__name__)
@@ -114,10 +113,19 @@ class _Recorder:
         return int(analysis.best.action)
 
 
-def play_selfplay_game(game: GameSpec, playouts: int = 0) -> tuple[int, dict[str, np.ndarray]]:
+@dataclass(frozen=True)
+class SelfplayGame(GameSpec):
+    """A scheduled self-play game: the arena's game and the playouts of its labels (0:
+    none)."""
+
+    playouts: int = 0
+
+
+def play_selfplay_game(game: GameSpec) -> tuple[int, dict[str, np.ndarray]]:
     """Play one self-play game (in whatever process or Ray worker runs it) and return
-    its index and rows (the shard's arrays for this game alone; with `playouts` > 0 also
-    ``playout_win``, `playouts` playouts per position, ai.playout_labels).
+    its index and rows (the shard's arrays for this game alone; for a `SelfplayGame` with
+    ``playouts`` > 0 also ``playout_win``, that many playouts per position,
+    ai.playout_labels).
 
     Raises:
         GameFailed: anything went wrong; the message names the game and the cause.
@@ -127,6 +135,7 @@ def play_selfplay_game(game: GameSpec, playouts: int = 0) -> tuple[int, dict[str
     from gallerist.ai.playout_labels import label_position, label_seed
     from gallerist.ai.spec import make_bot
 
+    playouts = int(getattr(game, "playouts", 0))
     seats: list[_Recorder] = []
     rows: dict[str, list[Any]] = {k: [] for k in ("obs", "policy", "legal", "action", "player", "turn",
                                                  "root_win", "root_money", "playout_win")}
@@ -477,7 +486,8 @@ def run_selfplay(spec: str, *, players: int, games: int, out: str | os.PathLike[
     run.games = start
     run.positions = sum(s["positions"] for s in shards)
     positions_known = run.positions + sum(len(g["action"]) for g in finished.values())
-    plan = [GameSpec(index=g, seed=game_seed(seed, g), seats=(spec,) * players)
+    plan = [SelfplayGame(index=g, seed=game_seed(seed, g), seats=(spec,) * players,
+                         playouts=labels)
             for g in range(start, games) if g not in finished]
     if progress:
         progress(start + len(finished), max(games, start), positions_known)
@@ -500,11 +510,10 @@ def run_selfplay(spec: str, *, players: int, games: int, out: str | os.PathLike[
             run.shards_written += 1
 
     source: Iterable[tuple[int, dict[str, np.ndarray]]]
-    play = functools.partial(play_selfplay_game, playouts=labels) if labels else play_selfplay_game
     if backend == "local":
-        source = run_local(plan, workers, play=play)
+        source = run_local(plan, workers, play=play_selfplay_game)
     else:
-        source = run_ray(plan, workers, ray_address, play=play)
+        source = run_ray(plan, workers, ray_address, play=play_selfplay_game)
     t0 = time.perf_counter()
     done = start + len(finished)
     try:
