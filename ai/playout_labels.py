@@ -179,7 +179,8 @@ def label_directory(path: str | os.PathLike[str], count: int, *, workers: int = 
 
         from gallerist.ai.arena import _init_worker
 
-        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_init_worker)
+        # spawned, not forked: the caller may have threads (JAX's) that fork() would copy
+        pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_init_worker)
     t0 = time.perf_counter()
     try:
         for entry in todo:
