@@ -13,7 +13,8 @@ import os
 
 import numpy as np
 
-__all__ = ["COLUMNS", "FORMAT", "FORMAT_VERSION", "OPTIONAL", "PLAYOUTS_KEY", "SEATS", "row_shape", "sha256_file"]
+__all__ = ["COLUMNS", "FORMAT", "FORMAT_VERSION", "OPTIONAL", "PLAYOUTS_KEY", "SEATS", "row_shape",
+           "sha256_file"]
 
 #: The manifest's "format" and "format_version".
 FORMAT, FORMAT_VERSION = "gallerist-selfplay", 1

@@ -58,7 +58,8 @@ from gallerist.ai.records_format import (COLUMNS as LAYOUT, FORMAT, FORMAT_VERSI
                                          row_shape, sha256_file)
 
 __all__ = ["COLUMNS", "FORMAT", "FORMAT_VERSION", "DEFAULT_GAMES_PER_SHARD", "NUM_ACTIONS",
-           "SelfplayError", "SelfplayGame", "SelfplayRun", "engine_version", "game_seed", "open_existing", "play_selfplay_game",
+           "SelfplayError", "SelfplayGame", "SelfplayRun", "engine_version", "game_seed",
+           "open_existing", "play_selfplay_game",
            "read_manifest", "read_shard", "run_selfplay", "write_arrays", "write_manifest"]
 
 log = logging.getLogger(__name__)

@@ -187,9 +187,9 @@ def check_value_source(data: Dataset, source: str) -> None:
     """
     if source == "playouts" and not np.isfinite(data.arrays["playout_win"]).all(axis=1).any():
         dirs = " ".join(str(s["dir"]) for s in data.sources)
-        raise RecordsError(f"--value-target playouts (value_target): no position of {dirs} has playout labels; "
-                           f"add them with 'gallerist label {dirs} --playouts 100' (or record "
-                           f"them with 'gallerist selfplay --playouts N')")
+        raise RecordsError(f"--value-target playouts (value_target): no position of {dirs} has "
+                           f"playout labels; add them with 'gallerist label {dirs} --playouts "
+                           f"100' (or record them with 'gallerist selfplay --playouts N')")
 
 
 def _chunks(rows: np.ndarray, size: int) -> list[np.ndarray]:

@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULTS", "HEADS", "VALUE_TARGETS", "MAX_SEED", "TrainingError", "check_options", "parse_hidden",
+__all__ = ["DEFAULTS", "HEADS", "VALUE_TARGETS", "MAX_SEED", "TrainingError", "check_options",
+           "parse_hidden",
            "side_paths"]
 
 #: The options of `train` and their defaults (the CLI's defaults too).

@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from gallerist.ai.train_options import DEFAULTS, VALUE_TARGETS, TrainingError, check_options, side_paths
+from gallerist.ai.train_options import (DEFAULTS, VALUE_TARGETS, TrainingError, check_options,
+                                        side_paths)
 from gallerist.server.commands import CliError
 from gallerist.server.commands.options import add_command, check_output_path
 
