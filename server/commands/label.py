@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import os
 import sys
 import time
 from typing import Any
@@ -31,8 +32,8 @@ def add(sub: Any) -> None:
     p.add_argument("dir", metavar="DIR", help="a gallerist selfplay directory")
     p.add_argument("--playouts", default="100", metavar="N",
                    help="playouts per position (default 100; about 85 us each)")
-    p.add_argument("--workers", default="1", metavar="W",
-                   help="processes labelling games in parallel (default 1)")
+    p.add_argument("--workers", default=str(os.cpu_count() or 1), metavar="W",
+                   help="processes labelling games in parallel (default: all cores)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
