@@ -13,7 +13,8 @@ import os
 
 import numpy as np
 
-__all__ = ["COLUMNS", "FORMAT", "FORMAT_VERSION", "OPTIONAL", "SEATS", "row_shape", "sha256_file"]
+__all__ = ["COLUMNS", "FORMAT", "FORMAT_VERSION", "OPTIONAL", "PLAYOUTS_KEY", "SEATS", "row_shape",
+           "sha256_file"]
 
 #: The manifest's "format" and "format_version".
 FORMAT, FORMAT_VERSION = "gallerist-selfplay", 1
@@ -33,10 +34,18 @@ COLUMNS: dict[str, tuple[type, tuple[object, ...]]] = {
     "win_share": (np.float32, (SEATS,)),
     "root_win": (np.float32, (SEATS,)),
     "root_money": (np.float32, (SEATS,)),
+    "playout_win": (np.float32, (SEATS,)),
 }
 #: The columns records of earlier runs lack (a reader takes them as NaN): the searching
-#: bot's own estimate of every seat's win share and final money before the move.
-OPTIONAL = ("root_win", "root_money")
+#: bot's own estimate of every seat's win share and final money before the move, and
+#: every seat's mean win share over uniform random playouts from the position, played
+#: from the deciding player's view (ai/playout_labels.py; written only when asked for:
+#: `gallerist selfplay --playouts N`, `gallerist label`).
+OPTIONAL = ("root_win", "root_money", "playout_win")
+#: The manifest key of the playouts per position of the ``playout_win`` column: at the
+#: top level the count the run's new shards get (0 or absent: no column), in a shard's
+#: entry the count its column was computed with.
+PLAYOUTS_KEY = "playouts"
 
 
 def row_shape(tail: tuple[object, ...], observation_size: int, num_actions: int) -> tuple[int, ...]:

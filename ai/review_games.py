@@ -18,13 +18,13 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from gallerist import engine
 from gallerist.engine.actions import action_to_string, string_to_action
 
 __all__ = ["GameInput", "GameInputError", "game_from_moves", "game_from_record", "read_game",
-           "selfplay_game"]
+           "replay_selfplay", "selfplay_game"]
 
 
 class GameInputError(ValueError):
@@ -161,6 +161,45 @@ def _plain(data: dict[str, Any], path: str) -> GameInput:
                            names=data.get("names"), field_name=f"{path}: moves")
 
 
+def replay_selfplay(players: int, seed: int, decisions: Sequence[int], movers: Sequence[int], *,
+                    where: str = "game", actions: list[int] | None = None
+                    ) -> Iterator[tuple[engine.GameState, int]]:
+    """Replay a self-play game from its setup seed and recorded decisions, dealing the
+    chance outcomes again from the seed as `ai.play.play_game` dealt them: yields
+    (state, i) before decision i (the state is the true one, hidden cards included; it
+    is reused, copy it to keep it). `actions`, when given, receives every action applied.
+
+    Raises:
+        GameInputError: the records do not replay (a decision of another seat than the
+            one to move, an illegal one, or decisions left over), naming `where` and the row.
+    """
+    import numpy as np
+
+    from gallerist.ai.play import draw_chance
+
+    state = engine.new_game(num_players=players, seed=seed)
+    chance, i = np.random.default_rng(seed), 0
+    while not state.is_terminal():
+        if state.is_chance():
+            a = draw_chance(state, chance)
+        elif i < len(decisions) and movers[i] == state.current_player:
+            yield state, i
+            a, i = int(decisions[i]), i + 1
+        else:
+            raise GameInputError(f"{where} does not replay from its seed at decision "
+                                 f"{i} (records of another engine version?)")
+        try:
+            state.apply(a)
+        except engine.IllegalActionError as exc:
+            raise GameInputError(f"{where}, decision {i - 1}: "
+                                 f"{action_to_string(a)} is illegal: {exc}") from None
+        if actions is not None:
+            actions.append(a)
+    if i != len(decisions):
+        raise GameInputError(f"{where}: the game ends after {i} of its {len(decisions)} "
+                             f"recorded decisions (records of another engine version?)")
+
+
 def selfplay_game(path: str, game: int | None = None) -> GameInput:
     """Game number `game` (default: the first) of a `gallerist selfplay` directory: its
     recorded decisions, with the chance outcomes dealt again from the game's seed.
@@ -169,10 +208,7 @@ def selfplay_game(path: str, game: int | None = None) -> GameInput:
         GameInputError: not a self-play directory, no such game, or records that do not
             replay (naming the row).
     """
-    import numpy as np
-
     from gallerist.ai import selfplay
-    from gallerist.ai.play import draw_chance
 
     try:
         manifest = selfplay.read_manifest(path)
@@ -187,24 +223,12 @@ def selfplay_game(path: str, game: int | None = None) -> GameInput:
         raise GameInputError(f"{path}: no game {g} (the run holds games 0..{manifest['games'] - 1})")
     rows = selfplay.read_shard(os.path.join(path, shard["file"]))
     mine = rows["game"] == g
-    decisions, movers = rows["action"][mine].tolist(), rows["player"][mine].tolist()
     players, seed = int(manifest["players"]), selfplay.game_seed(int(manifest["seed"]), g)
-    state = engine.new_game(num_players=players, seed=seed)
-    chance, actions, i = np.random.default_rng(seed), [], 0
-    while not state.is_terminal():
-        if state.is_chance():
-            a = draw_chance(state, chance)
-        elif i < len(decisions) and movers[i] == state.current_player:
-            a, i = int(decisions[i]), i + 1
-        else:
-            raise GameInputError(f"{path}: game {g} does not replay from its seed at decision "
-                                 f"{i} (records of another engine version?)")
-        try:
-            state.apply(a)
-        except engine.IllegalActionError as exc:
-            raise GameInputError(f"{path}: game {g}, decision {i - 1}: "
-                                 f"{action_to_string(a)} is illegal: {exc}") from None
-        actions.append(a)
+    actions: list[int] = []
+    for _ in replay_selfplay(players, seed, rows["action"][mine].tolist(),
+                             rows["player"][mine].tolist(), where=f"{path}: game {g}",
+                             actions=actions):
+        pass
     return GameInput(seed=seed, players=players, actions=actions,
                      names=[str(manifest["spec"])] * players, game=g,
                      setup={"seed": seed, "players": players})

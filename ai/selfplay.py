@@ -16,7 +16,11 @@ A run writes a directory:
   two in tensor seat order (column k is player (player + k) % n; absent seats zero);
   ``root_win`` and ``root_money`` float32 (P, 4), the same seats' win probabilities and
   expected money as the bot's analysis reported them before the move (its root summary;
-  solo: win 1), NaN where the bot plays without an analysis (random, greedy).
+  solo: win 1), NaN where the bot plays without an analysis (random, greedy);
+  ``playout_win`` float32 (P, 4), only in a run with ``playouts`` N > 0 (the manifest's
+  ``playouts``, each shard's entry too): every seat's mean win share over N uniform random
+  playouts from the position, from the deciding player's view (ai/playout_labels.py; the
+  same numbers `gallerist label` adds to the shards of a run without them).
 
 Every seat is played by its own copy of the bot, which sees only its view. The policy
 target is the search's root visit share per action id (MoveInfo.visits); a bot without
@@ -50,11 +54,13 @@ import numpy as np
 
 from gallerist import engine
 from gallerist.ai.arena import GameFailed, GameSpec, bot_seed, run_local, run_ray
-from gallerist.ai.records_format import COLUMNS as LAYOUT, FORMAT, FORMAT_VERSION, row_shape, sha256_file
+from gallerist.ai.records_format import (COLUMNS as LAYOUT, FORMAT, FORMAT_VERSION, PLAYOUTS_KEY,
+                                         row_shape, sha256_file)
 
 __all__ = ["COLUMNS", "FORMAT", "FORMAT_VERSION", "DEFAULT_GAMES_PER_SHARD", "NUM_ACTIONS",
-           "SelfplayError", "SelfplayRun", "engine_version", "game_seed", "play_selfplay_game", "read_manifest",
-           "read_shard", "run_selfplay"]
+           "SelfplayError", "SelfplayGame", "SelfplayRun", "engine_version", "game_seed",
+           "open_existing", "play_selfplay_game",
+           "read_manifest", "read_shard", "run_selfplay", "write_arrays", "write_manifest"]
 
 log = logging.getLogger(__name__)
 
@@ -108,20 +114,32 @@ class _Recorder:
         return int(analysis.best.action)
 
 
+@dataclass(frozen=True)
+class SelfplayGame(GameSpec):
+    """A scheduled self-play game: the arena's game and the playouts of its labels (0:
+    none)."""
+
+    playouts: int = 0
+
+
 def play_selfplay_game(game: GameSpec) -> tuple[int, dict[str, np.ndarray]]:
     """Play one self-play game (in whatever process or Ray worker runs it) and return
-    its index and rows (the shard's arrays for this game alone).
+    its index and rows (the shard's arrays for this game alone; for a `SelfplayGame` with
+    ``playouts`` > 0 also ``playout_win``, that many playouts per position,
+    ai.playout_labels).
 
     Raises:
         GameFailed: anything went wrong; the message names the game and the cause.
     """
     from gallerist.ai.arena import _close_all
     from gallerist.ai.play import play_game
+    from gallerist.ai.playout_labels import label_position, label_seed
     from gallerist.ai.spec import make_bot
 
+    playouts = int(getattr(game, "playouts", 0))
     seats: list[_Recorder] = []
     rows: dict[str, list[Any]] = {k: [] for k in ("obs", "policy", "legal", "action", "player", "turn",
-                                                 "root_win", "root_money")}
+                                                 "root_win", "root_money", "playout_win")}
 
     def on_action(state: engine.GameState, player: int, action: int) -> None:
         if player == engine.CHANCE:
@@ -151,6 +169,9 @@ def play_selfplay_game(game: GameSpec) -> tuple[int, dict[str, np.ndarray]]:
                 win = [np.nan] * n
         rows["root_win"].append(win)
         rows["root_money"].append(money)
+        if playouts:
+            seed = label_seed(game.seed, len(rows["playout_win"]))
+            rows["playout_win"].append(label_position(state, player, playouts, seed))
 
     try:
         for seat, spec in enumerate(game.seats):
@@ -178,7 +199,9 @@ def play_selfplay_game(game: GameSpec) -> tuple[int, dict[str, np.ndarray]]:
         root_win[:, :n] = np.take_along_axis(np.asarray(rows["root_win"], np.float32), seat, 1)
         root_money[:, :n] = np.take_along_axis(np.asarray(rows["root_money"], np.float32), seat, 1)
     count = len(player)
-    return game.index, {
+    labels = ({"playout_win": np.asarray(rows["playout_win"], np.float32).reshape(count, 4)}
+              if playouts else {})
+    return game.index, {**labels,
         "obs": np.asarray(rows["obs"], np.float32).reshape(count, engine.OBSERVATION_SIZE),
         "policy": np.asarray(rows["policy"], np.float32).reshape(count, NUM_ACTIONS),
         "legal": np.asarray(rows["legal"], np.bool_).reshape(count, NUM_ACTIONS),
@@ -243,19 +266,31 @@ def read_shard(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
         return {k: data[k] for k in data.files}
 
 
-def _write_manifest(out: Path, manifest: dict[str, Any]) -> None:
+def write_manifest(out: Path, manifest: dict[str, Any]) -> None:
+    """Rewrite the manifest of directory `out` atomically (its ``updated`` time set)."""
     manifest["updated"] = _now()
     text = json.dumps(manifest, indent=1)
     _write_atomically(out / MANIFEST, lambda fh: fh.write(text), mode="w")
 
 
-def _write_shard(out: Path, index: int, first_game: int, games: list[dict[str, np.ndarray]]) -> dict[str, Any]:
+def write_arrays(path: Path, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+    """Write a shard file atomically (compressed, no pickles) and return its manifest
+    entry's ``positions`` and ``sha256``."""
+    _write_atomically(path, lambda fh: np.savez_compressed(fh, **arrays))
+    return {"positions": int(len(arrays["action"])), "sha256": sha256_file(path)}
+
+
+def _write_shard(out: Path, index: int, first_game: int, games: list[dict[str, np.ndarray]],
+                 playouts: int = 0) -> dict[str, Any]:
     """Write shard `index` (the rows of `games`, in game order) and return its entry."""
-    arrays = {k: np.concatenate([g[k] for g in games]) for k in COLUMNS}
+    arrays = {k: np.concatenate([g[k] for g in games]) for k in COLUMNS
+              if k != "playout_win" or playouts}
     name = f"shard-{index:05d}.npz"
-    _write_atomically(out / name, lambda fh: np.savez_compressed(fh, **arrays))
-    return {"file": name, "first_game": first_game, "games": len(games),
-            "positions": int(len(arrays["action"])), "sha256": sha256_file(out / name)}
+    entry = {"file": name, "first_game": first_game, "games": len(games),
+             **write_arrays(out / name, arrays)}
+    if playouts:
+        entry[PLAYOUTS_KEY] = playouts
+    return entry
 
 
 def _split_games(arrays: dict[str, np.ndarray]) -> dict[int, dict[str, np.ndarray]]:
@@ -296,6 +331,27 @@ def _open_directory(out: Path, expected: dict[str, Any]) -> dict[str, Any]:
     if manifest.get("num_actions") != NUM_ACTIONS:
         raise SelfplayError(f"--out {out} holds self-play of num_actions "
                             f"{manifest.get('num_actions')!r}, not {NUM_ACTIONS}")
+    _check_shards(out, manifest)
+    return manifest
+
+
+def open_existing(out: str | os.PathLike[str]) -> dict[str, Any]:
+    """The manifest of an existing self-play directory to rewrite (`gallerist label`),
+    its shards checked against their checksums.
+
+    Raises:
+        SelfplayError: not a writable self-play directory, or a shard missing or changed.
+    """
+    out = Path(out)
+    manifest = read_manifest(out)
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise SelfplayError(f"{out}: folder is not writable")
+    _check_shards(out, manifest)
+    return manifest
+
+
+def _check_shards(out: Path, manifest: dict[str, Any]) -> None:
+    """Every shard of the manifest present, in game order, with its sha256."""
     first = 0
     for entry in manifest["shards"]:
         path = out / entry["file"]
@@ -312,7 +368,21 @@ def _open_directory(out: Path, expected: dict[str, Any]) -> dict[str, Any]:
         first += entry["games"]
     if first != manifest["games"]:
         raise SelfplayError(f"{out / MANIFEST}: games {manifest['games']} but its shards hold {first}")
-    return manifest
+
+
+def _playouts(out: Path, manifest: dict[str, Any], playouts: int | None) -> int:
+    """The playouts per position of the run's new shards: `playouts`, or the directory's
+    (0: none); a directory whose shards were labelled otherwise is refused."""
+    have = int(manifest.get(PLAYOUTS_KEY) or 0)
+    if playouts is None or playouts == have:
+        return have
+    if manifest["shards"]:
+        fix = (f"label it first: gallerist label {out} --playouts {playouts}" if playouts
+               else f"pass --playouts {have}")
+        raise SelfplayError(f"--out {out} holds self-play with playouts {have}, not {playouts}; "
+                            f"{fix}")
+    manifest[PLAYOUTS_KEY] = playouts
+    return playouts
 
 
 @dataclass
@@ -363,6 +433,7 @@ def _check_arguments(spec: str, players: int, games: int, workers: int, backend:
 def run_selfplay(spec: str, *, players: int, games: int, out: str | os.PathLike[str],
                  workers: int = 1, backend: str = "local", seed: int = 0,
                  games_per_shard: int | None = None, ray_address: str | None = None,
+                 playouts: int | None = None,
                  progress: Callable[[int, int, int], None] | None = None) -> SelfplayRun:
     """Play self-play games of `spec` until `out` holds `games` games (continuing what it
     holds), writing shards and the manifest as shards complete.
@@ -376,6 +447,8 @@ def run_selfplay(spec: str, *, players: int, games: int, out: str | os.PathLike[
         backend: "local" (processes) or "ray" (Ray tasks; `ray_address` a cluster).
         seed: base seed (game g is set up from seed + g).
         games_per_shard: games per shard (None: the directory's, or 100 for a new one).
+        playouts: label every position with this many playouts (the ``playout_win``
+            column, ai.playout_labels; 0: no column; None: the directory's, 0 for a new one).
         progress: called as progress(games_done, games, positions_done) after every game.
 
     Returns:
@@ -386,6 +459,10 @@ def run_selfplay(spec: str, *, players: int, games: int, out: str | os.PathLike[
     """
     spec = spec.strip() if isinstance(spec, str) else spec
     _check_arguments(spec, players, games, workers, backend, games_per_shard, seed)
+    if playouts is not None and (isinstance(playouts, bool) or not isinstance(playouts, int)
+                                 or not 0 <= playouts <= 1_000_000):
+        raise SelfplayError(f"playouts must be an integer in 0..1000000 (0: no playout labels), "
+                            f"got {playouts!r}")
     outp = Path(out)
     expected = {"spec": spec, "players": players, "seed": seed,
                 "observation_version": int(engine.OBSERVATION_VERSION),
@@ -394,6 +471,7 @@ def run_selfplay(spec: str, *, players: int, games: int, out: str | os.PathLike[
     if manifest.get("games_per_shard") is None:
         manifest["games_per_shard"] = games_per_shard or DEFAULT_GAMES_PER_SHARD
     size = int(manifest["games_per_shard"])
+    labels = _playouts(outp, manifest, playouts)
     run = SelfplayRun(out=str(outp), manifest=manifest)
     finished: dict[int, dict[str, np.ndarray]] = {}
     shards = manifest["shards"]
@@ -402,14 +480,15 @@ def run_selfplay(spec: str, *, players: int, games: int, out: str | os.PathLike[
         last = shards.pop()
         finished.update(_split_games(read_shard(outp / last["file"])))
         manifest["games"] -= last["games"]
-        _write_manifest(outp, manifest)
+        write_manifest(outp, manifest)
     if not (outp / MANIFEST).exists():
-        _write_manifest(outp, manifest)
+        write_manifest(outp, manifest)
     start = manifest["games"]
     run.games = start
     run.positions = sum(s["positions"] for s in shards)
     positions_known = run.positions + sum(len(g["action"]) for g in finished.values())
-    plan = [GameSpec(index=g, seed=game_seed(seed, g), seats=(spec,) * players)
+    plan = [SelfplayGame(index=g, seed=game_seed(seed, g), seats=(spec,) * players,
+                         playouts=labels)
             for g in range(start, games) if g not in finished]
     if progress:
         progress(start + len(finished), max(games, start), positions_known)
@@ -423,10 +502,11 @@ def run_selfplay(spec: str, *, players: int, games: int, out: str | os.PathLike[
             last = min(first + size, games)
             if first >= games or any(g not in finished for g in range(first, last)):
                 return
-            entry = _write_shard(outp, len(shards), first, [finished.pop(g) for g in range(first, last)])
+            entry = _write_shard(outp, len(shards), first,
+                                 [finished.pop(g) for g in range(first, last)], labels)
             shards.append(entry)
             manifest["games"] = last
-            _write_manifest(outp, manifest)
+            write_manifest(outp, manifest)
             run.games, run.positions = last, run.positions + entry["positions"]
             run.shards_written += 1
 

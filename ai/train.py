@@ -44,7 +44,7 @@ from gallerist.ai.train_options import (DEFAULTS, HEADS, TrainingError, check_op
 
 __all__ = ["DEFAULTS", "HEADS", "RecordsError", "TrainingError", "check_layout", "export",
            "init_params", "jax_forward", "masked_log_softmax", "parse_hidden", "predict",
-           "row_losses", "side_paths", "train"]
+           "row_losses", "side_paths", "train", "value_targets"]
 
 #: A logit that a masked softmax gives the absent seats and the illegal ids.
 _MASKED = -1e9
@@ -154,16 +154,22 @@ def _device_batch(data: Dataset, rows: np.ndarray, size: int, money_scale: float
             "present": jnp.asarray(present), "weight": jnp.asarray(weight)}
 
 
-def value_targets(data: Dataset, search_weight: float) -> None:
+def value_targets(data: Dataset, search_weight: float, source: str = "search") -> None:
     """Add the value heads' targets to `data`: ``target_win`` / ``target_money`` =
-    (1 - w) * the game's outcome (win share, final money) + w * the searching bot's root
-    estimate of the same (the records' ``root_win`` / ``root_money``; AlphaZero's z mixed
-    with the search's q, as KataGo does), the outcome alone where a row has no estimate.
-    A game's outcome is one label for its ~200 positions; the search's estimate moves with
-    the position, so the mix learns from far fewer games. Metrics stay against the outcome.
+    (1 - w) * the game's outcome (win share, final money) + w * an estimate of the same,
+    the outcome alone where a row has no estimate. `source` names the estimate
+    (`VALUE_TARGETS`): "search", the searching bot's root estimate (the records'
+    ``root_win`` / ``root_money``; AlphaZero's z mixed with the search's q, as KataGo does);
+    "playouts", the win share over random playouts from the position (``playout_win``;
+    the money target stays the search's mix); "outcome", none (w is ignored). A game's
+    outcome is one label for its ~200 positions; an estimate moves with the position, so
+    the mix learns from far fewer games. Metrics stay against the outcome.
     """
     a = data.arrays
-    for target, outcome, estimate in (("target_win", "win_share", "root_win"),
+    if source == "outcome":
+        return
+    win_estimate = "playout_win" if source == "playouts" else "root_win"
+    for target, outcome, estimate in (("target_win", "win_share", win_estimate),
                                       ("target_money", "final_money", "root_money")):
         if estimate not in a:
             continue
@@ -171,6 +177,19 @@ def value_targets(data: Dataset, search_weight: float) -> None:
         has = np.isfinite(q).all(axis=1, keepdims=True)
         mixed = (1 - search_weight) * a[outcome] + search_weight * np.where(has, q, 0)
         a[target] = np.where(has, mixed, a[outcome]).astype(np.float32)
+
+
+def check_value_source(data: Dataset, source: str) -> None:
+    """Refuse ``value_target`` "playouts" on records without a playout label.
+
+    Raises:
+        RecordsError: naming the option, the directories and the command that adds them.
+    """
+    if source == "playouts" and not np.isfinite(data.arrays["playout_win"]).all(axis=1).any():
+        dirs = " ".join(str(s["dir"]) for s in data.sources)
+        raise RecordsError(f"--value-target playouts (value_target): no position of {dirs} has "
+                           f"playout labels; add them with 'gallerist label {dirs} --playouts "
+                           f"100' (or record them with 'gallerist selfplay --playouts N')")
 
 
 def _chunks(rows: np.ndarray, size: int) -> list[np.ndarray]:
@@ -262,7 +281,8 @@ def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> d
         data_dirs: directories written by ``gallerist selfplay``.
         out: the model file to write (``.npz``).
         **options: any of `DEFAULTS` (hidden, epochs, batch, lr, seed, val_fraction,
-            patience, players, money_scale, money_weight, weight_decay, progress).
+            patience, players, money_scale, money_weight, weight_decay, search_weight,
+            value_target, progress).
 
     Returns:
         The model card (also written as JSON). Ctrl-C during training stops it: the best
@@ -277,9 +297,10 @@ def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> d
     o = check_options(options)
     data = load_records(data_dirs, o["players"])
     check_layout(data)
+    check_value_source(data, o["value_target"])
     train_set, val_set = split_by_game(data, o["val_fraction"], o["seed"])
     for part in (train_set, val_set):
-        value_targets(part, o["search_weight"])
+        value_targets(part, o["search_weight"], o["value_target"])
     size, scale, mw = min(o["batch"], len(train_set)), float(o["money_scale"]), float(o["money_weight"])
     params = init_params(jax.random.key(o["seed"]), data.observation_size, data.num_actions,
                          o["hidden"])

@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULTS", "HEADS", "MAX_SEED", "TrainingError", "check_options", "parse_hidden",
+__all__ = ["DEFAULTS", "HEADS", "VALUE_TARGETS", "MAX_SEED", "TrainingError", "check_options",
+           "parse_hidden",
            "side_paths"]
 
 #: The options of `train` and their defaults (the CLI's defaults too).
@@ -25,9 +26,15 @@ DEFAULTS: dict[str, Any] = {
     "money_scale": 100.0,    # money = money_scale * the money head's output
     "money_weight": 1.0,     # weight of the money MSE in the loss
     "weight_decay": 0.0,     # decoupled weight decay per step, x lr (AdamW; 0: Adam)
-    "search_weight": 0.5,    # share of the search's root estimate in the value targets
+    "search_weight": 0.5,    # share of the estimate (value_target's) in the value targets
+    "value_target": "search",  # the estimate mixed with the outcome: VALUE_TARGETS
     "progress": True,        # a tqdm bar on stderr
 }
+
+#: The sources of the value targets (`ai.train.value_targets`): the game's outcome
+#: alone, mixed with the searching bot's root estimate (``root_win``/``root_money``), or
+#: its win share mixed with the playout labels (``playout_win``, `gallerist label`).
+VALUE_TARGETS = ("outcome", "search", "playouts")
 
 #: The heads, in the order of `ai.train.jax_forward`'s outputs and of the losses.
 HEADS = ("win", "money", "policy")
@@ -96,6 +103,9 @@ def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
     sw = o["search_weight"]
     if not isinstance(sw, (int, float)) or isinstance(sw, bool) or not 0 <= sw <= 1:
         raise TrainingError("search_weight", f"{sw!r}: expected a share in 0..1")
+    if o["value_target"] not in VALUE_TARGETS:
+        raise TrainingError("value_target", f"{o['value_target']!r}: expected one of "
+                                            f"{', '.join(VALUE_TARGETS)}")
     if o["val_fraction"] >= 1:
         raise TrainingError("val_fraction", f"{o['val_fraction']!r}: expected a share in (0, 1)")
     if o["players"] is not None and o["players"] not in (1, 2, 3, 4):

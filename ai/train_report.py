@@ -43,7 +43,10 @@ def validation_metrics(outputs: Sequence[np.ndarray], arrays: Mapping[str, np.nd
         ``win``: Brier score and log loss of every present seat's win probability (softmax
         over the present seats) against its win share, the Brier of the own seat alone and
         of the constant 1/n forecast, over the positions with 2+ players (None if none: solo
-        has no one to beat); ``money``: mean absolute error in $ over every present seat and
+        has no one to beat), and where positions have playout labels (``playout_win``)
+        ``win.playouts``: the network's Brier against the labels (how well it reproduces
+        them), the labels' own Brier against the outcomes and the network's on those
+        positions; ``money``: mean absolute error in $ over every present seat and
         for the own seat; ``policy``: the cross-entropy against the search's visit shares
         and the share of positions where the network's most likely legal move is a most
         visited move (top-1 agreement).
@@ -62,6 +65,15 @@ def validation_metrics(outputs: Sequence[np.ndarray], arrays: Mapping[str, np.nd
                "brier_own_seat": fm.brier(p[:, 0], y[:, 0]),
                "brier_constant": fm.brier((1.0 / n[multi, None] * np.ones_like(p))[mask],
                                           y[mask])}
+        labels = arrays.get("playout_win")
+        has = np.isfinite(labels[multi]).all(axis=1) if labels is not None else None
+        if has is not None and has.any():
+            q, m = labels[multi][has], mask[has]
+            win["playouts"] = {
+                "positions": int(has.sum()),
+                "brier_against_labels": fm.brier(p[has][m], q[m]),
+                "labels_brier": fm.brier(q[m], y[has][m]),
+                "brier_on_labelled": fm.brier(p[has][m], y[has][m])}
     dollars = money * np.float32(money_scale)
     legal, target = arrays["legal"], arrays["policy"].astype(np.float64)
     probs = _masked_softmax(policy_logits, legal)

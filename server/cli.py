@@ -15,8 +15,9 @@ from collections.abc import Sequence
 
 from gallerist.ai.calibration import CalibrationError
 from gallerist.ai.model_file import ModelFileError
-from gallerist.server.commands import (CliError, analyze, apply, arena, demo, hint, legal,
-                                       loadtest, new, play, replay, review, selfplay, serve, train)
+from gallerist.server.commands import (CliError, analyze, apply, arena, demo, hint, label,
+                                       legal, loadtest, new, play, replay, review, selfplay,
+                                       serve, train)
 
 __all__ = ["CliError", "build_parser", "main", "version"]
 
@@ -33,12 +34,13 @@ examples:
   gallerist analyze arena-games.jsonl --game 3 --bot mcts --time-ms 200
   gallerist review analysis.jsonl --html review.html
   gallerist selfplay mcts:iterations=400 --players 2 --games 100 --workers 2 --out sp/
+  gallerist label sp/ --playouts 100 --workers 2  add playout labels to the records
   gallerist train selfplay-dir --out model.npz    train a learned evaluation
 """
 
 #: The commands, in the order of ``gallerist --help``.
 COMMANDS = (serve, hint, play, new, legal, apply, demo, arena, replay, analyze, review, selfplay,
-            train, loadtest)
+            label, train, loadtest)
 
 
 def version() -> str:

@@ -14,7 +14,7 @@ from typing import Any
 from gallerist.server.commands import CliError
 from gallerist.server.commands.options import add_command
 
-__all__ = ["add", "run"]
+__all__ = ["add", "integer_option", "run"]
 
 
 def add(sub: Any) -> None:
@@ -40,10 +40,14 @@ def add(sub: Any) -> None:
                    help="games per shard file (default: the directory's, 100 for a new one)")
     p.add_argument("--ray-address", default=os.environ.get("RAY_ADDRESS"), metavar="ADDR",
                    help="Ray cluster to run on (default $RAY_ADDRESS, else a local cluster)")
+    p.add_argument("--playouts", default=None, metavar="N",
+                   help="also label every position with every seat's mean win share over N "
+                        "random playouts from the deciding player's view (the playout_win "
+                        "column; default: the directory's, none for a new one)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def _integer(option: str, text: str | None, lo: int, hi: int | None = None) -> int | None:
+def integer_option(option: str, text: str | None, lo: int, hi: int | None = None) -> int | None:
     if text is None:
         return None
     try:
@@ -60,6 +64,8 @@ def _resume_command(args: argparse.Namespace) -> str:
     words = ["gallerist", "selfplay", args.spec, "--players", args.players, "--games", args.games,
              "--out", args.out, "--seed", args.seed, "--workers", args.workers,
              "--backend", args.backend]
+    if args.playouts is not None:
+        words += ["--playouts", args.playouts]
     return " ".join(shlex.quote(str(w)) for w in words)
 
 
@@ -70,11 +76,12 @@ def run(args: argparse.Namespace) -> int:
 
     from gallerist.ai.selfplay import SelfplayError, run_selfplay
 
-    players = _integer("--players", args.players, 1, 4)
-    games = _integer("--games", args.games, 1)
-    workers = _integer("--workers", args.workers, 1, 1024)
-    seed = _integer("--seed", args.seed, 0, 2**62 - 1)
-    per_shard = _integer("--games-per-shard", args.games_per_shard, 1)
+    players = integer_option("--players", args.players, 1, 4)
+    games = integer_option("--games", args.games, 1)
+    workers = integer_option("--workers", args.workers, 1, 1024)
+    seed = integer_option("--seed", args.seed, 0, 2**62 - 1)
+    per_shard = integer_option("--games-per-shard", args.games_per_shard, 1)
+    playouts = integer_option("--playouts", args.playouts, 0, 1_000_000)
     if args.backend not in ("local", "ray"):
         raise CliError(f"--backend {args.backend!r}: use local or ray", status=1)
     # The bar starts with the first report, once the arguments and the directory were
@@ -103,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
             result = run_selfplay(args.spec, players=players, games=games, out=args.out,
                                   workers=workers, backend=args.backend, seed=seed,
                                   games_per_shard=per_shard, ray_address=args.ray_address,
-                                  progress=progress)
+                                  playouts=playouts, progress=progress)
     except (ValueError, OSError, ConnectionError) as exc:   # SelfplayError, Ray missing
         raise CliError(str(exc), status=1) from None
     finally:

@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from gallerist.ai.train_options import DEFAULTS, TrainingError, check_options, side_paths
+from gallerist.ai.train_options import (DEFAULTS, VALUE_TARGETS, TrainingError, check_options,
+                                        side_paths)
 from gallerist.server.commands import CliError
 from gallerist.server.commands.options import add_command, check_output_path
 
@@ -53,9 +54,14 @@ def add(sub: Any) -> None:
     p.add_argument("--weight-decay", type=float, default=d["weight_decay"], metavar="D",
                    help=f"AdamW's decoupled weight decay (default {d['weight_decay']:g}: Adam)")
     p.add_argument("--search-weight", type=float, default=d["search_weight"], metavar="W",
-                   help="share of the searching bot's own root estimate in the value targets "
+                   help="share of the estimate --value-target names in the value targets "
                         "(the rest: the game's outcome; records without estimates use the "
                         f"outcome alone; default {d['search_weight']:g})")
+    p.add_argument("--value-target", default=d["value_target"], metavar="|".join(VALUE_TARGETS),
+                   help="the estimate mixed with the outcome: outcome (none), search (the "
+                        "searching bot's root estimate of win share and money) or playouts "
+                        "(the win share over random playouts, 'gallerist label'; money as "
+                        f"search) (default {d['value_target']})")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -67,7 +73,15 @@ def _summary(card: dict[str, Any], out: str) -> str:
     return (f"wrote {out}, {card_path} and {curves_path}: best epoch {card['best_epoch']} of "
             f"{card['epochs_run']}; validation ({card['split']['validation']['games']} games, "
             f"{v['positions']} positions): {win}money MAE ${v['money']['mae_dollars']:.1f}, "
-            f"policy top-1 {v['policy']['top1_agreement']:.3f}")
+            f"policy top-1 {v['policy']['top1_agreement']:.3f}{_playouts(v)}")
+
+
+def _playouts(v: dict[str, Any]) -> str:
+    labels = (v.get("win") or {}).get("playouts")
+    if not labels:
+        return ""
+    return (f"; against the playout labels: Brier {labels['brier_against_labels']:.3f} (the "
+            f"labels' own against the outcomes {labels['labels_brier']:.3f})")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
                "patience": args.patience, "players": args.players,
                "money_scale": args.money_scale, "money_weight": args.money_weight,
                "weight_decay": args.weight_decay, "search_weight": args.search_weight,
+               "value_target": args.value_target,
                "progress": not args.no_progress}
     try:
         check_options(options)

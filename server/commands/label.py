@@ -1,0 +1,76 @@
+"""``gallerist label``: add playout labels (the ``playout_win`` column) to the shards of a
+self-play directory (the library is `ai.playout_labels`)."""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import sys
+import time
+from typing import Any
+
+from gallerist.server.commands import CliError
+from gallerist.server.commands.options import add_command
+from gallerist.server.commands.selfplay import integer_option
+
+__all__ = ["add", "run"]
+
+
+def add(sub: Any) -> None:
+    """Add ``label`` to the subcommands."""
+    p = add_command(
+        sub, "label", run, help="add playout labels to self-play records",
+        description="Label every recorded position of the self-play directory DIR with every "
+                    "seat's mean win share over N uniform random playouts from the deciding "
+                    "player's view (the playout_win column; the same numbers 'gallerist "
+                    "selfplay --playouts N' records), replaying each game from its seed. Each "
+                    "shard is rewritten in place with its sha256 in the manifest; running "
+                    "again continues (shards labelled with N are kept), and later 'gallerist "
+                    "selfplay' runs in DIR label their shards alike. Train on the labels "
+                    "with 'gallerist train --value-target playouts'.")
+    p.add_argument("dir", metavar="DIR", help="a gallerist selfplay directory")
+    p.add_argument("--playouts", default="100", metavar="N",
+                   help="playouts per position (default 100; about 85 us each)")
+    p.add_argument("--workers", default=str(os.cpu_count() or 1), metavar="W",
+                   help="processes labelling games in parallel (default: all cores)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``gallerist label``."""
+    from tqdm import tqdm
+    from tqdm.contrib.logging import logging_redirect_tqdm
+
+    from gallerist.ai.playout_labels import MAX_PLAYOUTS, label_directory
+
+    playouts = integer_option("--playouts", args.playouts, 1, MAX_PLAYOUTS)
+    workers = integer_option("--workers", args.workers, 1, 1024)
+    bars: list[Any] = []
+
+    def progress(done: int, total: int) -> None:
+        if args.no_progress or not total:
+            return
+        if not bars:
+            bars.append(tqdm(total=total, unit="position", desc="label", file=sys.stderr))
+        bars[0].update(done - bars[0].n)
+
+    redirect = (contextlib.nullcontext() if args.no_progress
+                else logging_redirect_tqdm(loggers=[logging.getLogger("gallerist")]))
+    t0 = time.perf_counter()
+    try:
+        with redirect:
+            result = label_directory(args.dir, playouts, workers=workers, progress=progress)
+    except (ValueError, OSError) as exc:   # LabelError, an unwritable shard
+        raise CliError(str(exc), status=1) from None
+    finally:
+        for bar in bars:
+            bar.close()
+    print(f"{args.dir}: {result.shards_labelled} shards labelled with {playouts} playouts a "
+          f"position ({result.positions:,} positions, {time.perf_counter() - t0:.1f} s), "
+          f"{result.shards_kept} already labelled")
+    if result.interrupted:
+        print(f"interrupted; the labelled shards are kept; continue with: gallerist label "
+              f"{args.dir} --playouts {playouts}", file=sys.stderr)
+        return 130
+    return 0
