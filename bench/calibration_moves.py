@@ -70,17 +70,9 @@ def evaluate_moves(data: str, positions: list, games: dict, workers: int, quick:
     pool_positions = [p for p in positions if p.players == 2 and p.game % 2 == 0]
     step = max(1, len(pool_positions) // count)
     chosen = pool_positions[::step][:count]
-    pool = multiprocessing.get_context("fork").Pool(
-        max(1, workers), initializer=_init, initargs=(QUICK_BOTS if quick else BOTS, games, seed))
-    rows = []
-    try:
-        for row in tqdm(pool.imap(_analyse, chosen), total=len(chosen), desc="moves",
-                        unit="position", file=sys.stderr):
-            rows.append(row)
-        pool.close()
-    except BaseException:
-        pool.terminate()
-        raise
-    finally:
-        pool.join()
+    bots = QUICK_BOTS if quick else BOTS
+    with multiprocessing.get_context("fork").Pool(max(1, workers), initializer=_init,
+                                                  initargs=(bots, games, seed)) as pool:
+        rows = list(tqdm(pool.imap(_analyse, chosen), total=len(chosen), desc="moves",
+                         unit="position", file=sys.stderr))   # leaving terminates the workers
     write_jsonl(os.path.join(data, "moves.jsonl.gz"), rows)
