@@ -144,89 +144,104 @@ def load_model(path: str) -> Model:
     return validate(arrays, source=path)
 
 
-def validate(arrays: Mapping[str, Any], source: str = "<memory>") -> Model:
-    """A Model from the file's arrays, every key, dtype, shape and version checked."""
-    def fail(key: str, problem: str) -> ModelFileError:
-        return ModelFileError(f"model file {source}: {key}: {problem}")
+class _Arrays:
+    """The arrays of one model file, read with checks whose errors name the file and key."""
 
-    def get(key: str) -> np.ndarray:
-        if key not in arrays:
-            raise fail(key, "missing")
-        return np.asarray(arrays[key])
+    def __init__(self, arrays: Mapping[str, Any], source: str) -> None:
+        self.arrays, self.source = arrays, source
 
-    def scalar_int(key: str) -> int:
-        a = get(key)
+    def fail(self, key: str, problem: str) -> ModelFileError:
+        return ModelFileError(f"model file {self.source}: {key}: {problem}")
+
+    def get(self, key: str) -> np.ndarray:
+        if key not in self.arrays:
+            raise self.fail(key, "missing")
+        return np.asarray(self.arrays[key])
+
+    def scalar_int(self, key: str) -> int:
+        a = self.get(key)
         if a.shape != () or a.dtype.kind not in "iu":
-            raise fail(key, f"must be a 0-d integer, got dtype {a.dtype} shape {a.shape}")
+            raise self.fail(key, f"must be a 0-d integer, got dtype {a.dtype} shape {a.shape}")
         return int(a)
 
-    def scalar_str(key: str) -> str:
-        a = get(key)
+    def scalar_str(self, key: str) -> str:
+        a = self.get(key)
         if a.shape != () or a.dtype.kind != "U":
-            raise fail(key, f"must be a 0-d string, got dtype {a.dtype} shape {a.shape}")
+            raise self.fail(key, f"must be a 0-d string, got dtype {a.dtype} shape {a.shape}")
         return str(a)
 
-    fmt = scalar_str("format")
+    def weights(self, key: str, shape: tuple[int | None, ...]) -> np.ndarray:
+        a = self.get(key)
+        if a.dtype != np.float32:
+            raise self.fail(key, f"must be float32, got {a.dtype}")
+        if a.ndim != len(shape) or any(w is not None and w != g for w, g in zip(shape, a.shape)):
+            want = "(" + ", ".join("any" if w is None else str(w) for w in shape) + ")"
+            raise self.fail(key, f"wrong shape: expected {want}, got {a.shape}")
+        if not np.isfinite(a).all():
+            raise self.fail(key, "holds NaN or infinite weights")
+        return np.ascontiguousarray(a)
+
+
+_VERSION_NAMES = {"format_version": "model layout version",
+                  "observation_version": "observation layout version (engine.OBSERVATION_VERSION)",
+                  "observation_size": "observation size (engine.OBSERVATION_SIZE)",
+                  "num_actions": "number of action ids"}
+
+
+def _header(f: _Arrays) -> tuple[float, int, dict[str, Any]]:
+    """The checked header of a model file: (money_scale, num_layers, metadata)."""
+    fmt = f.scalar_str("format")
     if fmt != FORMAT:
-        raise fail("format", f"must be {FORMAT!r}, got {fmt!r}")
+        raise f.fail("format", f"must be {FORMAT!r}, got {fmt!r}")
     for key, want in (("format_version", FORMAT_VERSION),
                       ("observation_version", engine.OBSERVATION_VERSION),
                       ("observation_size", engine.OBSERVATION_SIZE),
                       ("num_actions", NUM_ACTIONS)):
-        got = scalar_int(key)
+        got = f.scalar_int(key)
         if got != want:
-            what = {"format_version": "model layout version",
-                    "observation_version": "observation layout version (engine.OBSERVATION_VERSION)",
-                    "observation_size": "observation size (engine.OBSERVATION_SIZE)",
-                    "num_actions": "number of action ids"}[key]
-            raise fail(key, f"{what} mismatch: the engine expects {want}, the file has {got}")
-    scale = get("money_scale")
+            raise f.fail(key, f"{_VERSION_NAMES[key]} mismatch: the engine expects {want}, "
+                              f"the file has {got}")
+    scale = f.get("money_scale")
     if scale.shape != () or scale.dtype.kind not in "fiu":
-        raise fail("money_scale", f"must be a 0-d number, got dtype {scale.dtype} shape {scale.shape}")
+        raise f.fail("money_scale", f"must be a 0-d number, got dtype {scale.dtype} shape {scale.shape}")
     money_scale = float(scale)
     if not math.isfinite(money_scale) or money_scale <= 0:
-        raise fail("money_scale", f"must be a finite number > 0, got {money_scale}")
-    layers = scalar_int("num_layers")
+        raise f.fail("money_scale", f"must be a finite number > 0, got {money_scale}")
+    layers = f.scalar_int("num_layers")
     if not 1 <= layers <= MAX_LAYERS:
-        raise fail("num_layers", f"must be 1..{MAX_LAYERS}, got {layers}")
+        raise f.fail("num_layers", f"must be 1..{MAX_LAYERS}, got {layers}")
     try:
-        metadata = json.loads(scalar_str("metadata"))
+        metadata = json.loads(f.scalar_str("metadata"))
     except ValueError as exc:
-        raise fail("metadata", f"is not valid JSON: {exc}") from None
+        raise f.fail("metadata", f"is not valid JSON: {exc}") from None
     if not isinstance(metadata, dict):
-        raise fail("metadata", f"must be a JSON object, got {type(metadata).__name__}")
+        raise f.fail("metadata", f"must be a JSON object, got {type(metadata).__name__}")
+    return money_scale, layers, metadata
 
+
+def validate(arrays: Mapping[str, Any], source: str = "<memory>") -> Model:
+    """A Model from the file's arrays, every key, dtype, shape and version checked."""
+    f = _Arrays(arrays, source)
+    money_scale, layers, metadata = _header(f)
     expected = (set(HEADER_KEYS) | {f"trunk_{k}{i}" for i in range(layers) for k in "wb"}
                 | {f"{head}_{k}" for head in HEADS for k in "wb"})
     extra = sorted(set(arrays) - expected)
     if extra:
-        raise fail(", ".join(extra), f"unexpected key(s) for a {layers}-layer model "
-                                     f"(num_layers = {layers})")
-
-    def weights(key: str, shape: tuple[int | None, ...]) -> np.ndarray:
-        a = get(key)
-        if a.dtype != np.float32:
-            raise fail(key, f"must be float32, got {a.dtype}")
-        if a.ndim != len(shape) or any(w is not None and w != g for w, g in zip(shape, a.shape)):
-            want = "(" + ", ".join("any" if w is None else str(w) for w in shape) + ")"
-            raise fail(key, f"wrong shape: expected {want}, got {a.shape}")
-        if not np.isfinite(a).all():
-            raise fail(key, "holds NaN or infinite weights")
-        return np.ascontiguousarray(a)
-
+        raise f.fail(", ".join(extra), f"unexpected key(s) for a {layers}-layer model "
+                                       f"(num_layers = {layers})")
     trunk = []
     width = engine.OBSERVATION_SIZE
     for i in range(layers):
-        w = weights(f"trunk_w{i}", (width, None))
+        w = f.weights(f"trunk_w{i}", (width, None))
         out = int(w.shape[1])
         if not 1 <= out <= MAX_WIDTH:
-            raise fail(f"trunk_w{i}", f"layer width must be 1..{MAX_WIDTH}, got {out}")
-        trunk.append((w, weights(f"trunk_b{i}", (out,))))
+            raise f.fail(f"trunk_w{i}", f"layer width must be 1..{MAX_WIDTH}, got {out}")
+        trunk.append((w, f.weights(f"trunk_b{i}", (out,))))
         width = out
     heads = {}
     for head, size in (("win", NUM_SEATS), ("money", NUM_SEATS), ("policy", NUM_ACTIONS)):
-        heads[f"{head}_w"] = weights(f"{head}_w", (width, size))
-        heads[f"{head}_b"] = weights(f"{head}_b", (size,))
+        heads[f"{head}_w"] = f.weights(f"{head}_w", (width, size))
+        heads[f"{head}_b"] = f.weights(f"{head}_b", (size,))
     return Model(trunk=tuple(trunk), money_scale=money_scale, metadata=metadata, source=source,
                  **heads)
 

@@ -131,6 +131,21 @@ class LabelRun:
     interrupted: bool = False
 
 
+def _shard_tasks(file: Path, arrays: dict[str, np.ndarray], players: int, base: int,
+                 count: int) -> list[tuple[Any, ...]]:
+    """One `_label_task` per game of a shard: its replay and its rows' observations."""
+    from gallerist.ai import selfplay
+
+    games = arrays["game"]
+    tasks = []
+    for g in np.unique(games):
+        rows = games == g
+        tasks.append((int(g), players, selfplay.game_seed(base, int(g)),
+                      arrays["action"][rows].tolist(), arrays["player"][rows].tolist(), count,
+                      f"{file}: game {int(g)}", arrays["obs"][rows]))
+    return tasks
+
+
 def label_directory(path: str | os.PathLike[str], count: int, *, workers: int = 1,
                     progress: Callable[[int, int], None] | None = None) -> LabelRun:
     """Add the ``playout_win`` column with `count` playouts per position to every shard of
@@ -187,13 +202,7 @@ def label_directory(path: str | os.PathLike[str], count: int, *, workers: int = 
             file = out / entry["file"]
             arrays = selfplay.read_shard(file)
             games = arrays["game"]
-            tasks = []
-            for g in np.unique(games):
-                rows = games == g
-                seed = selfplay.game_seed(base, int(g))
-                tasks.append((int(g), players, seed, arrays["action"][rows].tolist(),
-                              arrays["player"][rows].tolist(), count, f"{file}: game {int(g)}",
-                              arrays["obs"][rows]))
+            tasks = _shard_tasks(file, arrays, players, base, count)
             labels = np.zeros((len(games), SEATS), np.float32)
             results = pool.imap_unordered(_label_task, tasks) if pool else map(_label_task, tasks)
             for g, rows_labels in results:

@@ -182,6 +182,13 @@ def play_selfplay_game(game: GameSpec) -> tuple[int, dict[str, np.ndarray]]:
         raise GameFailed(f"game {game.index} (seed {game.seed}) failed: {type(exc).__name__}: {exc}") from None
     finally:
         _close_all([s.bot for s in seats])
+    return game.index, _game_arrays(game.index, final, rows, playouts)
+
+
+def _game_arrays(index: int, final: engine.GameState, rows: dict[str, list[Any]],
+                 playouts: int) -> dict[str, np.ndarray]:
+    """The shard's arrays of one finished game from its recorded rows (every seat's
+    column rotated so that the deciding player's own seat comes first)."""
     n = final.num_players
     money = np.asarray(final.money(), np.float32)
     share = np.zeros(n, np.float32)
@@ -201,7 +208,7 @@ def play_selfplay_game(game: GameSpec) -> tuple[int, dict[str, np.ndarray]]:
     count = len(player)
     labels = ({"playout_win": np.asarray(rows["playout_win"], np.float32).reshape(count, 4)}
               if playouts else {})
-    return game.index, {**labels,
+    return {**labels,
         "obs": np.asarray(rows["obs"], np.float32).reshape(count, engine.OBSERVATION_SIZE),
         "policy": np.asarray(rows["policy"], np.float32).reshape(count, NUM_ACTIONS),
         "legal": np.asarray(rows["legal"], np.bool_).reshape(count, NUM_ACTIONS),
@@ -209,7 +216,7 @@ def play_selfplay_game(game: GameSpec) -> tuple[int, dict[str, np.ndarray]]:
         "player": player.astype(np.int8),
         "num_players": np.full(count, n, np.int8),
         "turn": np.asarray(rows["turn"], np.int16),
-        "game": np.full(count, game.index, np.int32),
+        "game": np.full(count, index, np.int32),
         "final_money": final_money,
         "win_share": win_share,
         "root_win": root_win,
@@ -430,6 +437,46 @@ def _check_arguments(spec: str, players: int, games: int, workers: int, backend:
         raise SelfplayError(f"bot spec {spec!r}: {exc}") from None
 
 
+def _check_playouts(playouts: int | None) -> None:
+    if playouts is not None and (isinstance(playouts, bool) or not isinstance(playouts, int)
+                                 or not 0 <= playouts <= 1_000_000):
+        raise SelfplayError(f"playouts must be an integer in 0..1000000 (0: no playout labels), "
+                            f"got {playouts!r}")
+
+
+def _reopen_short_shard(outp: Path, manifest: dict[str, Any], size: int,
+                        games: int) -> dict[int, dict[str, np.ndarray]]:
+    """A run that extends a directory whose last shard is short reads that shard's games
+    back (returned by game index) and takes it off the manifest, to write it complete."""
+    shards = manifest["shards"]
+    if not (shards and shards[-1]["games"] < size and games > manifest["games"]):
+        return {}
+    last = shards.pop()
+    finished = _split_games(read_shard(outp / last["file"]))
+    manifest["games"] -= last["games"]
+    write_manifest(outp, manifest)
+    return finished
+
+
+def _flush(outp: Path, manifest: dict[str, Any], finished: dict[int, dict[str, np.ndarray]],
+           games: int, size: int, labels: int, run: SelfplayRun) -> None:
+    """Write every shard whose games are all finished, in order (updating the manifest
+    and `run`)."""
+    shards = manifest["shards"]
+    while True:
+        first = manifest["games"]
+        last = min(first + size, games)
+        if first >= games or any(g not in finished for g in range(first, last)):
+            return
+        entry = _write_shard(outp, len(shards), first,
+                             [finished.pop(g) for g in range(first, last)], labels)
+        shards.append(entry)
+        manifest["games"] = last
+        write_manifest(outp, manifest)
+        run.games, run.positions = last, run.positions + entry["positions"]
+        run.shards_written += 1
+
+
 def run_selfplay(spec: str, *, players: int, games: int, out: str | os.PathLike[str],
                  workers: int = 1, backend: str = "local", seed: int = 0,
                  games_per_shard: int | None = None, ray_address: str | None = None,
@@ -459,10 +506,7 @@ def run_selfplay(spec: str, *, players: int, games: int, out: str | os.PathLike[
     """
     spec = spec.strip() if isinstance(spec, str) else spec
     _check_arguments(spec, players, games, workers, backend, games_per_shard, seed)
-    if playouts is not None and (isinstance(playouts, bool) or not isinstance(playouts, int)
-                                 or not 0 <= playouts <= 1_000_000):
-        raise SelfplayError(f"playouts must be an integer in 0..1000000 (0: no playout labels), "
-                            f"got {playouts!r}")
+    _check_playouts(playouts)
     outp = Path(out)
     expected = {"spec": spec, "players": players, "seed": seed,
                 "observation_version": int(engine.OBSERVATION_VERSION),
@@ -472,20 +516,12 @@ def run_selfplay(spec: str, *, players: int, games: int, out: str | os.PathLike[
         manifest["games_per_shard"] = games_per_shard or DEFAULT_GAMES_PER_SHARD
     size = int(manifest["games_per_shard"])
     labels = _playouts(outp, manifest, playouts)
-    run = SelfplayRun(out=str(outp), manifest=manifest)
-    finished: dict[int, dict[str, np.ndarray]] = {}
-    shards = manifest["shards"]
-    if shards and shards[-1]["games"] < size and games > manifest["games"]:
-        # extend a short last shard: read its games back, and complete it
-        last = shards.pop()
-        finished.update(_split_games(read_shard(outp / last["file"])))
-        manifest["games"] -= last["games"]
-        write_manifest(outp, manifest)
+    finished = _reopen_short_shard(outp, manifest, size, games)
     if not (outp / MANIFEST).exists():
         write_manifest(outp, manifest)
     start = manifest["games"]
-    run.games = start
-    run.positions = sum(s["positions"] for s in shards)
+    run = SelfplayRun(out=str(outp), manifest=manifest, games=start,
+                      positions=sum(s["positions"] for s in manifest["shards"]))
     positions_known = run.positions + sum(len(g["action"]) for g in finished.values())
     plan = [SelfplayGame(index=g, seed=game_seed(seed, g), seats=(spec,) * players,
                          playouts=labels)
@@ -495,36 +531,19 @@ def run_selfplay(spec: str, *, players: int, games: int, out: str | os.PathLike[
     if not plan and not finished:
         return run
 
-    def flush() -> None:
-        """Write every shard whose games are all finished, in order."""
-        while True:
-            first = manifest["games"]
-            last = min(first + size, games)
-            if first >= games or any(g not in finished for g in range(first, last)):
-                return
-            entry = _write_shard(outp, len(shards), first,
-                                 [finished.pop(g) for g in range(first, last)], labels)
-            shards.append(entry)
-            manifest["games"] = last
-            write_manifest(outp, manifest)
-            run.games, run.positions = last, run.positions + entry["positions"]
-            run.shards_written += 1
-
-    source: Iterable[tuple[int, dict[str, np.ndarray]]]
-    if backend == "local":
-        source = run_local(plan, workers, play=play_selfplay_game)
-    else:
-        source = run_ray(plan, workers, ray_address, play=play_selfplay_game)
+    source: Iterable[tuple[int, dict[str, np.ndarray]]] = (
+        run_local(plan, workers, play=play_selfplay_game) if backend == "local"
+        else run_ray(plan, workers, ray_address, play=play_selfplay_game))
     t0 = time.perf_counter()
     done = start + len(finished)
     try:
-        flush()
+        _flush(outp, manifest, finished, games, size, labels, run)
         for index, rows in source:
             finished[index] = rows
             run.played += 1
             done += 1
             positions_known += len(rows["action"])
-            flush()
+            _flush(outp, manifest, finished, games, size, labels, run)
             if progress:
                 progress(done, games, positions_known)
     except KeyboardInterrupt:
