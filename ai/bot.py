@@ -315,6 +315,14 @@ class BaseBot:
         """The kind of statistics behind one move's raw numbers."""
         return self.calibration_kind
 
+    def win_input(self, analysis: Analysis, move: MoveInfo) -> list[float] | None:
+        """The raw win shares the win map takes for `move` (None: none): the move's own
+        for kind "mcts", the position's root playouts (`analysis.playout_win`) for the
+        others."""
+        if self.move_kind(move) == "mcts":
+            return move.win_probabilities or None
+        return analysis.playout_win or None
+
     def report(self, state: engine.GameState, analysis: Analysis) -> Analysis:
         """Turn the moves' raw numbers (expected_money and win_probabilities by seat, as
         the search estimated them) into calibrated ones, once per move, and add the
@@ -337,11 +345,8 @@ class BaseBot:
             win = m.win_probabilities if n > 1 else None
             if maps and m.action not in ending:   # the end is known, not estimated
                 kind = self.move_kind(m)
-                if kind == "mcts":
-                    m.expected_money, win = maps[kind](m.expected_money, win)
-                else:   # the position's shares, and the move's money against the first's
-                    m.expected_money, win = maps[kind](m.expected_money,
-                                                       analysis.playout_win or None, refs[kind])
+                m.expected_money, win = maps[kind](m.expected_money,
+                                                   self.win_input(analysis, m), refs[kind])
             m.win_probabilities = list(win) if win else []
             m.win_probability = m.win_probabilities[player] if win else None
         return analysis

@@ -64,7 +64,7 @@ class SeatMap:
     money: tuple[float, ...]
 
 
-def win_features(kind: str, money: Sequence[float], win: Sequence[float] | None,
+def win_features(money: Sequence[float], win: Sequence[float] | None,
                  ) -> list[tuple[float, float]]:
     """Per seat (log raw win share, money / 10): the inputs of the win map. The win
     shares are MCTS's own for kind "mcts", the root playouts' for the others (None: 0)."""

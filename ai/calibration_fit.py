@@ -49,7 +49,7 @@ def _design(kind: str, samples: Sequence[Sample]) -> tuple[np.ndarray, np.ndarra
     x = np.zeros((len(samples), n, len(WIN_PARAMS)))
     y = np.zeros((len(samples), n))
     for s, smp in enumerate(samples):
-        for i, (x1, x2) in enumerate(win_features(kind, smp.money, smp.win)):
+        for i, (x1, x2) in enumerate(win_features(smp.money, smp.win)):
             x[s, i] = (x1, smp.t * x1, x2, smp.t * x2, 1.0 if i == smp.mover else 0.0)
         y[s] = smp.final_win
     return x, y

@@ -195,11 +195,9 @@ def _evaluate_one(job: tuple[Position, tuple[str, ...]]) -> list[dict[str, Any]]
             continue
         a = bot.analyze(state, budget)
         best = a.moves[0]
-        kind = bot.move_kind(best)   # the win map's shares: MCTS's own, else the playouts'
         rows.append({"players": pos.players, "game": pos.game, "ply": pos.ply, "mover": pos.mover,
-                     "turn": state.turn_number, "bot": label, "kind": kind,
-                     "money": best.expected_money,
-                     "win": best.win_probabilities if kind == "mcts" else a.playout_win,
+                     "turn": state.turn_number, "bot": label, "kind": bot.move_kind(best),
+                     "money": best.expected_money, "win": bot.win_input(a, best) or [],
                      "final_money": pos.money, "final_win": pos.win, "ms": a.elapsed_ms,
                      "iterations": a.iterations, "depth": a.depth, "setup": how})
     return rows
