@@ -16,6 +16,12 @@ cdef class HeuristicEvaluator(Evaluator):
     cdef void estimate_money(self, const StateC* s, double* money) noexcept nogil
 
 
+cdef class MixEvaluator(Evaluator):
+    cdef readonly Evaluator first          # weighted by weight
+    cdef readonly Evaluator second         # weighted by 1 - weight
+    cdef readonly double weight
+
+
 cdef class PythonEvaluator(Evaluator):
     cdef object _error                     # the first exception of estimate() since check()
     cdef void _estimate(self, const StateC* s, double* money, double* win) except *

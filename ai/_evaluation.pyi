@@ -22,6 +22,12 @@ class HeuristicEvaluator(Evaluator):
     def __init__(self, *, win_temperature: float = ..., ticket_value: float = ...,
                  commission_value: float = ..., influence_value: float = ...) -> None: ...
 
+class MixEvaluator(Evaluator):
+    first: Evaluator
+    second: Evaluator
+    weight: float
+    def __init__(self, first: Evaluator, second: Evaluator, *, weight: float) -> None: ...
+
 class PythonEvaluator(Evaluator):
     def estimate(self, state: GameState) -> tuple[Sequence[float], Sequence[float] | None]: ...
 

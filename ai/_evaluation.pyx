@@ -170,6 +170,53 @@ cdef class HeuristicEvaluator(Evaluator):
         return 0
 
 
+cdef class MixEvaluator(Evaluator):
+    """A weighted mean of two evaluators' estimates, each on its own copy of the position:
+    `weight` * first + (1 - weight) * second, for money and win chances alike (AlphaGo's
+    mix of a value network and a playout). Its decisions are second's (first's are
+    counted too); its softmax and its one-step evaluator are second's.
+
+    Args:
+        first, second: the two evaluators (e.g. a ModelEvaluator and a RolloutEvaluator).
+        weight: first's share, in [0, 1].
+    """
+
+    def __init__(self, Evaluator first not None, Evaluator second not None, *, double weight):
+        if not 0 <= weight <= 1:
+            raise ValueError(f"mix weight must be in [0, 1], got {weight}")
+        super().__init__(win_temperature=second.win_temperature)
+        self.first = first
+        self.second = second
+        self.weight = weight
+
+    cdef long evaluate(self, StateC* s, RngC* rng, double* money, double* win) noexcept nogil:
+        cdef StateC c
+        cdef double m1[MAX_PLAYERS]
+        cdef double w1[MAX_PLAYERS]
+        cdef int p, n = s.num_players
+        cdef long d
+        memcpy(&c, s, sizeof(StateC))
+        d = leaf_values(self.first, &c, rng, m1, w1)
+        d += leaf_values(self.second, s, rng, money, win)
+        for p in range(n):
+            money[p] = self.weight * m1[p] + (1 - self.weight) * money[p]
+            if win != NULL:
+                win[p] = self.weight * w1[p] + (1 - self.weight) * win[p]
+        return d
+
+    cdef void win_from_money(self, const double* money, int n, double* win) noexcept nogil:
+        self.second.win_from_money(money, n, win)
+
+    def check(self):
+        """Raise what went wrong in either evaluator's evaluations since the last check."""
+        self.first.check()
+        self.second.check()
+
+    cpdef Evaluator static(self):
+        """The evaluator for one-step greedy choices: second's."""
+        return self.second.static()
+
+
 cdef class PythonEvaluator(Evaluator):
     """An evaluator written in Python, for experiments and tests: subclass it and define
     `estimate(state) -> (money, win)` (sequences with one entry per player; win may be

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from gallerist import engine
-from gallerist.ai._evaluation import WIN_TEMPERATURE, Evaluator, HeuristicEvaluator
+from gallerist.ai._evaluation import WIN_TEMPERATURE, Evaluator, HeuristicEvaluator, MixEvaluator
 from gallerist.ai._mcts import MctsEngine
 from gallerist.ai._rollout import POLICIES, RolloutEvaluator
 from gallerist.ai.bot import MIN_SEARCH_MS, Analysis, BaseBot, Budget, MoveInfo, decision_player
@@ -66,7 +66,10 @@ class MctsBot(BaseBot):
         rollout: "random" or "heuristic".
         cutoff: eval=rollout: rollout length in decisions before evaluating (0 = play to
             the end).
-        eval: the leaf estimate: "rollout" (above) or "model" (the network).
+        eval: the leaf estimate: "rollout" (above), "model" (the network) or "mix"
+            (model_weight * the network + (1 - model_weight) * the rollout, AlphaGo's
+            mixed leaf value: a playout and one forward pass per leaf).
+        model_weight: eval=mix: the network's share of the leaf value, in [0, 1].
         rollout_steps: eval=model: rollout decisions before asking the network (0 = none).
         prior: "none" (UCT, constant c) or "model" (PUCT with the network's policy).
         c_puct: PUCT's constant (prior=model).
@@ -93,6 +96,7 @@ class MctsBot(BaseBot):
                  iterations: int = 0, time_ms: float = 0.0, threads: int = 1, c: float = 0.7,
                  rollout: str = "random", cutoff: int = 0,
                  eval: str = "rollout", rollout_steps: int = 0, prior: str = "none",
+                 model_weight: float = 0.5,
                  c_puct: float = 1.5, model: str = "",
                  margin_weight: float = 0.25, margin_scale: float = 20.0,
                  win_temperature: float = WIN_TEMPERATURE, solo_reference: float = 150.0,
@@ -100,8 +104,10 @@ class MctsBot(BaseBot):
                  max_nodes: int = 2_000_000, calibrated: bool = True) -> None:
         if rollout not in POLICIES:
             raise ValueError(f"mcts option rollout must be 'random' or 'heuristic', got {rollout!r}")
-        if eval not in ("rollout", "model"):
-            raise ValueError(f"mcts option eval must be 'rollout' or 'model', got {eval!r}")
+        if eval not in ("rollout", "model", "mix"):
+            raise ValueError(f"mcts option eval must be 'rollout', 'model' or 'mix', got {eval!r}")
+        if not 0 <= model_weight <= 1:
+            raise ValueError(f"mcts option model_weight must be in [0, 1], got {model_weight}")
         if prior not in ("none", "model"):
             raise ValueError(f"mcts option prior must be 'none' or 'model', got {prior!r}")
         if rollout_steps < 0 or (rollout_steps and eval != "model"):
@@ -109,10 +115,10 @@ class MctsBot(BaseBot):
                              f"got {rollout_steps} with eval={eval}")
         if not math.isfinite(c_puct) or c_puct < 0:
             raise ValueError(f"mcts option c_puct must be a finite number >= 0, got {c_puct}")
-        if model and eval != "model" and prior != "model":
-            raise ValueError("mcts option model needs eval=model or prior=model")
-        if eval == "model":
-            check_model_eval("mcts", calibrated, evaluator)
+        if model and eval == "rollout" and prior != "model":
+            raise ValueError("mcts option model needs eval=model, eval=mix or prior=model")
+        if eval != "rollout":
+            check_model_eval("mcts", calibrated, evaluator, option=f"eval={eval}")
         if not 1 <= threads <= 64:
             raise ValueError(f"mcts option threads must be 1..64, got {threads}")
         for key, value in (("c", c), ("time_ms", time_ms), ("margin_weight", margin_weight),
@@ -134,13 +140,15 @@ class MctsBot(BaseBot):
         self.time_ms = time_ms
         self.threads = threads
         self.reuse = reuse
-        network = load_evaluator(model) if "model" in (eval, prior) else None
+        network = load_evaluator(model) if eval != "rollout" or prior == "model" else None
         if eval == "model":
             evaluator = network if not rollout_steps else RolloutEvaluator(
                 network, policy=rollout, cutoff=rollout_steps)
         elif evaluator is None:
             evaluator = RolloutEvaluator(HeuristicEvaluator(win_temperature=win_temperature),
                                          policy=rollout, cutoff=cutoff)
+            if eval == "mix":
+                evaluator = MixEvaluator(network, evaluator, weight=model_weight)
         elif not isinstance(evaluator, Evaluator):
             raise ValueError(f"mcts evaluator must be an Evaluator, got {type(evaluator).__name__}")
         self.evaluator = evaluator

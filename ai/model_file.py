@@ -335,12 +335,13 @@ def _evaluator(path: str, mtime_ns: int, size: int) -> Any:
     return ModelEvaluator(load_model(path))
 
 
-def check_model_eval(bot: str, calibrated: bool, evaluator: Any) -> None:
-    """The checks of a bot's eval=model: no calibration map exists for a network's
-    estimates yet (so calibrated=false is required rather than raw numbers reported as
-    calibrated), and an explicit evaluator would contradict it (ValueError)."""
+def check_model_eval(bot: str, calibrated: bool, evaluator: Any, *,
+                     option: str = "eval=model") -> None:
+    """The checks of a bot's eval=model (or eval=mix, `option`): no calibration map exists
+    for a network's estimates yet (so calibrated=false is required rather than raw numbers
+    reported as calibrated), and an explicit evaluator would contradict it (ValueError)."""
     if calibrated:
-        raise ValueError(f"{bot} option eval=model has no calibration map yet: add "
+        raise ValueError(f"{bot} option {option} has no calibration map yet: add "
                          f"calibrated=false (the network's own estimates, reported raw)")
     if evaluator is not None:
-        raise ValueError(f"{bot}: pass either an evaluator or eval=model, not both")
+        raise ValueError(f"{bot}: pass either an evaluator or {option}, not both")

@@ -44,7 +44,7 @@ from gallerist.ai.train_options import (DEFAULTS, HEADS, TrainingError, check_op
 
 __all__ = ["DEFAULTS", "HEADS", "RecordsError", "TrainingError", "check_layout", "export",
            "init_params", "jax_forward", "masked_log_softmax", "parse_hidden", "predict",
-           "row_losses", "side_paths", "train", "value_targets"]
+           "row_losses", "side_paths", "train", "value_targets", "fit"]
 
 #: A logit that a masked softmax gives the absent seats and the illegal ids.
 _MASKED = -1e9
@@ -273,37 +273,18 @@ def check_layout(data: Dataset) -> None:
                                f"selfplay')")
 
 
-def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> dict[str, Any]:
-    """Train a network on self-play records and write the model file `out`, its model card
-    (``*.card.json``) and learning curves (``*.curves.png``).
-
-    Args:
-        data_dirs: directories written by ``gallerist selfplay``.
-        out: the model file to write (``.npz``).
-        **options: any of `DEFAULTS` (hidden, epochs, batch, lr, seed, val_fraction,
-            patience, players, money_scale, money_weight, weight_decay, search_weight,
-            value_target, progress).
+def fit(train_set: Dataset, val_set: Dataset, o: Mapping[str, Any]
+        ) -> tuple[dict[str, np.ndarray], list[dict[str, Any]], int, bool]:
+    """Adam on `train_set` (value targets already set: `value_targets`), early stopping on
+    `val_set`'s total loss, with the checked options `o` (`check_options`).
 
     Returns:
-        The model card (also written as JSON). Ctrl-C during training stops it: the best
-        epoch so far is written and the card says ``"interrupted": true``.
-
-    Raises:
-        TrainingError: a bad option.
-        RecordsError: missing, malformed, mismatched or empty records, records of another
-            observation layout than the engine's, or too few games to split.
+        (the best epoch's weights as NumPy float32 arrays, the loss history (epoch 0: the
+        initial weights), the best epoch, whether Ctrl-C stopped it).
     """
-    start = time.perf_counter()
-    o = check_options(options)
-    data = load_records(data_dirs, o["players"])
-    check_layout(data)
-    check_value_source(data, o["value_target"])
-    train_set, val_set = split_by_game(data, o["val_fraction"], o["seed"])
-    for part in (train_set, val_set):
-        value_targets(part, o["search_weight"], o["value_target"])
     size, scale, mw = min(o["batch"], len(train_set)), float(o["money_scale"]), float(o["money_weight"])
-    params = init_params(jax.random.key(o["seed"]), data.observation_size, data.num_actions,
-                         o["hidden"])
+    params = init_params(jax.random.key(o["seed"]), train_set.observation_size,
+                         train_set.num_actions, o["hidden"])
     opt_state = _ADAM.init(params)
     rng = np.random.default_rng(o["seed"])
     history = [{"epoch": 0, "train": _evaluate(params, train_set, size, scale, mw),
@@ -338,7 +319,40 @@ def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> d
     finally:
         bar.close()
     _, best_epoch, params = best
-    weights = {k: np.asarray(v, np.float32) for k, v in params.items()}
+    return ({k: np.asarray(v, np.float32) for k, v in params.items()}, history, best_epoch,
+            interrupted)
+
+
+def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> dict[str, Any]:
+    """Train a network on self-play records and write the model file `out`, its model card
+    (``*.card.json``) and learning curves (``*.curves.png``).
+
+    Args:
+        data_dirs: directories written by ``gallerist selfplay``.
+        out: the model file to write (``.npz``).
+        **options: any of `DEFAULTS` (hidden, epochs, batch, lr, seed, val_fraction,
+            patience, players, money_scale, money_weight, weight_decay, search_weight,
+            value_target, progress).
+
+    Returns:
+        The model card (also written as JSON). Ctrl-C during training stops it: the best
+        epoch so far is written and the card says ``"interrupted": true``.
+
+    Raises:
+        TrainingError: a bad option.
+        RecordsError: missing, malformed, mismatched or empty records, records of another
+            observation layout than the engine's, or too few games to split.
+    """
+    start = time.perf_counter()
+    o = check_options(options)
+    data = load_records(data_dirs, o["players"])
+    check_layout(data)
+    check_value_source(data, o["value_target"])
+    train_set, val_set = split_by_game(data, o["val_fraction"], o["seed"])
+    for part in (train_set, val_set):
+        value_targets(part, o["search_weight"], o["value_target"])
+    weights, history, best_epoch, interrupted = fit(train_set, val_set, o)
+    scale = float(o["money_scale"])
     metrics = train_report.validation_metrics(predict(weights, val_set.arrays["obs"]),
                                               val_set.arrays, scale)
     card = train_report.model_card(

@@ -8,8 +8,8 @@ import pytest
 
 from gallerist import ai
 from gallerist import engine
-from gallerist.ai._evaluation import (WIN_TEMPERATURE, Evaluator, HeuristicEvaluator, PythonEvaluator,
-                            evaluate)
+from gallerist.ai._evaluation import (WIN_TEMPERATURE, Evaluator, HeuristicEvaluator, MixEvaluator,
+                            PythonEvaluator, evaluate)
 from gallerist.ai._rollout import RolloutEvaluator
 from gallerist.ai.expectimax import ExpectimaxBot
 from gallerist.ai.mcts import MctsBot
@@ -94,6 +94,25 @@ def test_rollout_evaluator_asks_its_inner_evaluator_at_the_cutoff() -> None:
     assert all(m.expected_money == [1.0, 2.0] for m in an.moves if m.visits)
     with pytest.raises(ValueError, match="rollout policy"):
         RolloutEvaluator(inner, policy="smart", cutoff=0)
+
+
+def test_mix_evaluator_weights_its_two_estimates_each_on_its_own_copy() -> None:
+    """MixEvaluator: weight * first + (1 - weight) * second, money and win alike; the
+    first evaluator's playout does not move the position the second one sees."""
+    s = random_decision_states(2, 1, seed=7)[0]
+    first = ConstantEvaluator([80.0, 20.0], [0.9, 0.1])
+    second = ConstantEvaluator([40.0, 60.0], [0.3, 0.7])
+    for weight in (0.0, 0.25, 1.0):
+        money, win = MixEvaluator(first, second, weight=weight).values(s)
+        assert money == pytest.approx([40 + 40 * weight, 60 - 40 * weight])
+        assert win == pytest.approx([0.3 + 0.6 * weight, 0.7 - 0.6 * weight])
+    played = RolloutEvaluator(HeuristicEvaluator(), policy="random", cutoff=0)
+    mixed = MixEvaluator(played, HeuristicEvaluator(), weight=0.0)
+    assert mixed.values(s, seed=3) == HeuristicEvaluator().values(s)
+    assert mixed.static() is mixed.second.static()
+    for weight in (-0.1, 1.5, math.nan):
+        with pytest.raises(ValueError, match="mix weight must be in"):
+            MixEvaluator(first, second, weight=weight)
 
 
 def test_explicit_default_evaluators_give_the_same_analyses() -> None:

@@ -36,6 +36,7 @@ SPECS = [
     "mcts:iterations=12,eval=model,calibrated=false,model={}",
     "mcts:iterations=12,eval=model,rollout_steps=3,prior=model,calibrated=false,model={}",
     "mcts:iterations=12,prior=model,cutoff=10,model={}",
+    "mcts:iterations=12,eval=mix,prior=model,calibrated=false,model={}",
     "expectimax:depth=1,eval=model,calibrated=false,model={}",
 ]
 
@@ -136,6 +137,29 @@ def test_eval_model_estimates_the_leaves_with_the_network(tmp_path):
     assert mover in (0, 1)
 
 
+def test_eval_mix_weighs_the_network_against_the_rollout(tmp_path):
+    """eval=mix with model_weight=1 gives the network's numbers, as eval=model does; with
+    model_weight=0 the rollout's alone (the same analysis as plain rollout MCTS, whose
+    random stream it shares)."""
+    arrays = random_arrays((8,), seed=1)
+    for key in ("win_w", "win_b", "money_w", "money_b"):
+        arrays[key][:] = 0
+    arrays["money_b"][0], arrays["money_b"][1] = 0.7, 0.2
+    path = str(tmp_path / "m.npz")
+    save_model(path, {**arrays, "money_scale": np.array(100.0)}, {})
+    s = first_decision(2)
+    whole = ai.make_bot(f"mcts:iterations=30,eval=mix,model_weight=1,calibrated=false,model={path}",
+                        seed=1).analyze(s)
+    for m in whole.moves:
+        if m.visits:
+            assert sorted(m.expected_money) == pytest.approx([20.0, 70.0], abs=1e-3)
+    none = ai.make_bot(f"mcts:iterations=30,eval=mix,model_weight=0,calibrated=false,model={path}",
+                       seed=1).analyze(s)
+    plain = ai.make_bot("mcts:iterations=30,calibrated=false", seed=1).analyze(s)
+    assert [(m.action, m.visits, m.expected_money) for m in none.moves] == \
+        [(m.action, m.visits, m.expected_money) for m in plain.moves]
+
+
 @pytest.mark.parametrize("spec,words", [
     ("mcts:eval=model,calibrated=false,model={missing}", ["is missing"]),
     ("mcts:prior=model,model={text}", ["not an .npz archive"]),
@@ -174,10 +198,12 @@ def test_the_packaged_default_is_used_when_no_path_is_given(monkeypatch, tmp_pat
 @pytest.mark.parametrize("spec,message", [
     ("mcts:eval=model", "no calibration map yet: add calibrated=false"),
     ("expectimax:eval=model", "no calibration map yet: add calibrated=false"),
-    ("mcts:eval=neural", "eval must be 'rollout' or 'model'"),
+    ("mcts:eval=neural", "eval must be 'rollout', 'model' or 'mix'"),
+    ("mcts:eval=mix", "eval=mix has no calibration map yet: add calibrated=false"),
+    ("mcts:eval=mix,calibrated=false,model_weight=1.5", "model_weight must be in"),
     ("mcts:prior=policy", "prior must be 'none' or 'model'"),
     ("mcts:rollout_steps=3", "needs eval=model"),
-    ("mcts:model=x.npz", "model needs eval=model or prior=model"),
+    ("mcts:model=x.npz", "model needs eval=model, eval=mix or prior=model"),
     ("expectimax:model=x.npz", "model needs eval=model"),
     ("mcts:prior=model,c_puct=-1", "c_puct"),
 ])
