@@ -27,6 +27,8 @@ cdef struct TreeC:
     long iterations            # this search's iterations
     long decisions             # decisions simulated by the evaluator (rollouts)
     int failed                 # out of memory
+    char pad[72]               # to 128 bytes: each thread's tree header (written at every
+                               # iteration) on cache lines of its own, no false sharing
 
 cdef struct RewardParams:
     double margin_scale        # $ scale of the margin reward

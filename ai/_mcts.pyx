@@ -9,7 +9,8 @@ selection at decision points is PUCT, Q + c_puct * P * sqrt(N) / (1 + n), the pr
 of a node's children stored when it is expanded; chance points are sampled as with UCT.
 `MctsEngine` is the Python wrapper that ai/mcts.py uses.
 """
-from libc.stdlib cimport malloc, realloc, free
+from libc.stdlib cimport realloc, free
+from posix.stdlib cimport posix_memalign
 from libc.string cimport memcpy, memset
 from libc.math cimport sqrt, log, tanh, INFINITY
 from libc.stdint cimport uint64_t, int32_t
@@ -292,8 +293,8 @@ cdef class MctsEngine:
         if threads < 1:
             threads = 1
         self.nthreads = threads
-        self.trees = <TreeC*>malloc(threads * sizeof(TreeC))
-        if self.trees == NULL:
+        if posix_memalign(<void**>&self.trees, 128, threads * sizeof(TreeC)) != 0:
+            self.trees = NULL
             raise MemoryError()
         memset(self.trees, 0, threads * sizeof(TreeC))
         self.evaluator = evaluator
