@@ -44,7 +44,7 @@ from gallerist.ai.train_options import (DEFAULTS, HEADS, TrainingError, check_op
 
 __all__ = ["DEFAULTS", "HEADS", "RecordsError", "TrainingError", "check_layout", "export",
            "init_params", "jax_forward", "masked_log_softmax", "parse_hidden", "predict",
-           "row_losses", "side_paths", "train", "value_targets", "fit"]
+           "policy_targets", "row_losses", "side_paths", "train", "value_targets", "fit"]
 
 #: A logit that a masked softmax gives the absent seats and the illegal ids.
 _MASKED = -1e9
@@ -177,6 +177,24 @@ def value_targets(data: Dataset, search_weight: float, source: str = "search") -
         has = np.isfinite(q).all(axis=1, keepdims=True)
         mixed = (1 - search_weight) * a[outcome] + search_weight * np.where(has, q, 0)
         a[target] = np.where(has, mixed, a[outcome]).astype(np.float32)
+
+
+def policy_targets(data: Dataset, temperature: float) -> None:
+    """Sharpen the policy targets in place: each row's visit shares raised to 1 /
+    `temperature` and renormalised (1: unchanged; 0: the most visited moves alone, ties
+    shared). A search of a few hundred iterations spreads its visits (UCT explores): its
+    choice, not its spread, is what a prior should learn from it."""
+    if temperature == 1:
+        return
+    p = data.arrays["policy"].astype(np.float64)
+    top = p.max(axis=1, keepdims=True)
+    if temperature == 0:
+        sharp = (p == top) & (top > 0)
+    else:
+        sharp = np.where(top > 0, (p / np.where(top > 0, top, 1)) ** (1.0 / temperature), 0.0)
+    total = sharp.sum(axis=1, keepdims=True)
+    data.arrays["policy"] = np.where(total > 0, sharp / np.where(total > 0, total, 1), p
+                                     ).astype(np.float32)
 
 
 def check_value_source(data: Dataset, source: str) -> None:
@@ -351,6 +369,7 @@ def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> d
     train_set, val_set = split_by_game(data, o["val_fraction"], o["seed"])
     for part in (train_set, val_set):
         value_targets(part, o["search_weight"], o["value_target"])
+        policy_targets(part, o["policy_temperature"])
     weights, history, best_epoch, interrupted = fit(train_set, val_set, o)
     scale = float(o["money_scale"])
     metrics = train_report.validation_metrics(predict(weights, val_set.arrays["obs"]),

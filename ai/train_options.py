@@ -28,6 +28,7 @@ DEFAULTS: dict[str, Any] = {
     "weight_decay": 0.0,     # decoupled weight decay per step, x lr (AdamW; 0: Adam)
     "search_weight": 0.5,    # share of the estimate (value_target's) in the value targets
     "value_target": "search",  # the estimate mixed with the outcome: VALUE_TARGETS
+    "policy_temperature": 1.0,  # policy targets: visit shares ** (1 / T), renormalised
     "progress": True,        # a tqdm bar on stderr
 }
 
@@ -103,6 +104,11 @@ def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
     sw = o["search_weight"]
     if not isinstance(sw, (int, float)) or isinstance(sw, bool) or not 0 <= sw <= 1:
         raise TrainingError("search_weight", f"{sw!r}: expected a share in 0..1")
+    pt = o["policy_temperature"]
+    if not isinstance(pt, (int, float)) or isinstance(pt, bool) or not math.isfinite(pt) \
+            or pt < 0:
+        raise TrainingError("policy_temperature", f"{pt!r}: expected a number >= 0 (0: the "
+                                                  f"most visited move alone)")
     if o["value_target"] not in VALUE_TARGETS:
         raise TrainingError("value_target", f"{o['value_target']!r}: expected one of "
                                             f"{', '.join(VALUE_TARGETS)}")

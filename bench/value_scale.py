@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         subset = data.take(np.isin(data.arrays["group"], order[args.held_out:args.held_out + n]))
         train_set, val_set = split_by_game(subset, args.val_fraction, args.seed)
         for part in (train_set, val_set):
-            value_targets(part, args.search_weight, args.value_target)
+            value_targets(part, args.search_weight, args.value_target)  # policy: the visits
         weights, history, best_epoch, _ = fit(train_set, val_set, options)
         win = predict(weights, test.arrays["obs"][rows])[0]
         p = np.exp(win[:, 0]) / (np.exp(win[:, 0]) + np.exp(win[:, 1]))

@@ -62,6 +62,10 @@ def add(sub: Any) -> None:
                         "searching bot's root estimate of win share and money) or playouts "
                         "(the win share over random playouts, 'gallerist label'; money as "
                         f"search) (default {d['value_target']})")
+    p.add_argument("--policy-temperature", type=float, default=d["policy_temperature"],
+                   metavar="T", help="sharpen the policy targets: visit shares ** (1 / T), "
+                   "renormalised (0: the most visited move alone; default "
+                   f"{d['policy_temperature']:g}: the visit shares)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -93,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
                "money_scale": args.money_scale, "money_weight": args.money_weight,
                "weight_decay": args.weight_decay, "search_weight": args.search_weight,
                "value_target": args.value_target,
+               "policy_temperature": args.policy_temperature,
                "progress": not args.no_progress}
     try:
         check_options(options)

@@ -428,3 +428,25 @@ def test_value_targets_mix_the_outcome_with_the_search_estimate_where_there_is_o
     np.testing.assert_array_equal(data.arrays["win_share"], z)
     with pytest.raises(ValueError, match="search_weight"):
         tr.check_options({"search_weight": 1.5})
+
+
+def test_policy_temperature_sharpens_the_visit_shares_toward_the_most_visited_move() -> None:
+    """policy_temperature T: the policy targets are visit shares ** (1 / T), renormalised;
+    1 keeps them, 0 keeps the most visited moves alone (ties shared); a row without visits
+    stays as it is; the option is checked by name."""
+    from gallerist.ai.train_data import Dataset
+
+    def targets(temperature: float) -> np.ndarray:
+        p = np.array([[0.5, 0.3, 0.2, 0], [0.4, 0.4, 0.2, 0], [0, 0, 0, 0]], np.float32)
+        data = Dataset({"policy": p, "obs": np.zeros((3, 1), np.float32)}, 1, 1, 4)
+        tr.policy_targets(data, temperature)
+        return data.arrays["policy"]
+
+    np.testing.assert_allclose(targets(1.0)[0], [0.5, 0.3, 0.2, 0])
+    np.testing.assert_allclose(targets(0.5)[0], np.array([25, 9, 4, 0]) / 38, atol=1e-6)
+    np.testing.assert_allclose(targets(0.0), [[1, 0, 0, 0], [0.5, 0.5, 0, 0], [0, 0, 0, 0]])
+    sharp = targets(0.25)
+    assert sharp[0, 0] > 0.8 and sharp.sum(axis=1) == pytest.approx([1, 1, 0])
+    for bad in (-1, float("nan"), "hot"):
+        with pytest.raises(ValueError, match="policy_temperature"):
+            tr.check_options({"policy_temperature": bad})
