@@ -15,7 +15,7 @@ The network, on one observation x (own seat first, `GameState.observation(player
 
 The win logits are a softmax over the present seats only (solo: 1.0 for seat 0), the policy
 logits a softmax over the legal ids only. The loss per position is the soft cross-entropy
-of the win shares over the present seats + ``money_weight`` x the mean squared error of
+of the win shares over the present seats (x ``win_weight``) + ``money_weight`` x the mean squared error of
 money / money_scale over the present seats + the soft cross-entropy of the policy (the
 search's visit shares) over the legal ids.
 """
@@ -127,14 +127,15 @@ def row_losses(params: Mapping[str, jax.Array], batch: Mapping[str, jax.Array]
 
 
 def _batch_sums(params: Mapping[str, jax.Array], batch: Mapping[str, jax.Array],
-                money_weight: float) -> tuple[jax.Array, dict[str, jax.Array]]:
+                head_weights: jax.Array) -> tuple[jax.Array, dict[str, jax.Array]]:
     """The batch's weighted mean total loss, and the weighted sums of each head's loss
     and of the weights (for epoch means)."""
     rows = row_losses(params, batch)
     w = batch["weight"]
     sums = {k: jnp.sum(w * v) for k, v in rows.items()}
     sums["weight"] = jnp.sum(w)
-    total = (sums["win"] + money_weight * sums["money"] + sums["policy"]) / jnp.maximum(
+    total = (head_weights[0] * sums["win"] + head_weights[1] * sums["money"]
+             + sums["policy"]) / jnp.maximum(
         sums["weight"], 1.0)
     return total, sums
 
@@ -214,10 +215,10 @@ def _chunks(rows: np.ndarray, size: int) -> list[np.ndarray]:
     return [rows[i:i + size] for i in range(0, len(rows), size)]
 
 
-def _means(sums: Mapping[str, Any], money_weight: float) -> dict[str, float]:
+def _means(sums: Mapping[str, Any], head_weights: tuple[float, float]) -> dict[str, float]:
     n = max(float(sums["weight"]), 1.0)
     out = {k: float(sums[k]) / n for k in HEADS}
-    out["total"] = out["win"] + money_weight * out["money"] + out["policy"]
+    out["total"] = head_weights[0] * out["win"] + head_weights[1] * out["money"] + out["policy"]
     return out
 
 
@@ -228,30 +229,30 @@ _ADAM = optax.scale_by_adam()
 
 
 @jax.jit
-def _sums(params: Any, batch: Any, money_weight: jax.Array) -> dict[str, jax.Array]:
-    return _batch_sums(params, batch, money_weight)[1]
+def _sums(params: Any, batch: Any, head_weights: jax.Array) -> dict[str, jax.Array]:
+    return _batch_sums(params, batch, head_weights)[1]
 
 
 @jax.jit
-def _step(params: Any, opt_state: Any, batch: Any, money_weight: jax.Array, lr: jax.Array,
+def _step(params: Any, opt_state: Any, batch: Any, head_weights: jax.Array, lr: jax.Array,
           weight_decay: jax.Array) -> Any:
     """One Adam step on a batch (AdamW's decoupled weight decay when `weight_decay` > 0):
     (new params, new optimiser state, the batch's loss sums)."""
-    (_, sums), grads = jax.value_and_grad(_batch_sums, has_aux=True)(params, batch, money_weight)
+    (_, sums), grads = jax.value_and_grad(_batch_sums, has_aux=True)(params, batch, head_weights)
     updates, opt_state = _ADAM.update(grads, opt_state, params)
     updates = jax.tree.map(lambda u, p: -lr * (u + weight_decay * p), updates, params)
     return optax.apply_updates(params, updates), opt_state, sums
 
 
 def _evaluate(params: Any, data: Dataset, size: int, money_scale: float,
-              money_weight: float) -> dict[str, float]:
+              head_weights: tuple[float, float]) -> dict[str, float]:
     """Mean losses of `params` over every row of `data` (fixed-size padded chunks)."""
     totals: dict[str, Any] = {}
-    mw = jnp.float32(money_weight)
+    hw = jnp.asarray(head_weights, jnp.float32)
     for rows in _chunks(np.arange(len(data)), size):
-        sums = _sums(params, _device_batch(data, rows, size, money_scale), mw)
+        sums = _sums(params, _device_batch(data, rows, size, money_scale), hw)
         totals = {k: totals.get(k, 0.0) + v for k, v in sums.items()}
-    return _means(totals, money_weight)
+    return _means(totals, head_weights)
 
 
 _jit_forward = jax.jit(jax_forward)
@@ -300,7 +301,8 @@ def fit(train_set: Dataset, val_set: Dataset, o: Mapping[str, Any]
         (the best epoch's weights as NumPy float32 arrays, the loss history (epoch 0: the
         initial weights), the best epoch, whether Ctrl-C stopped it).
     """
-    size, scale, mw = min(o["batch"], len(train_set)), float(o["money_scale"]), float(o["money_weight"])
+    size, scale = min(o["batch"], len(train_set)), float(o["money_scale"])
+    mw = (float(o["win_weight"]), float(o["money_weight"]))
     params = init_params(jax.random.key(o["seed"]), train_set.observation_size,
                          train_set.num_actions, o["hidden"])
     opt_state = _ADAM.init(params)
@@ -318,7 +320,7 @@ def fit(train_set: Dataset, val_set: Dataset, o: Mapping[str, Any]
             for rows in _chunks(rng.permutation(len(train_set)), size):
                 params, opt_state, sums = _step(params, opt_state,
                                                 _device_batch(train_set, rows, size, scale),
-                                                jnp.float32(mw), jnp.float32(o["lr"]),
+                                                jnp.asarray(mw, jnp.float32), jnp.float32(o["lr"]),
                                                 jnp.float32(o["weight_decay"]))
                 totals = {k: totals.get(k, 0.0) + v for k, v in sums.items()}
             val = _evaluate(params, val_set, size, scale, mw)
@@ -349,7 +351,7 @@ def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> d
         data_dirs: directories written by ``gallerist selfplay``.
         out: the model file to write (``.npz``).
         **options: any of `DEFAULTS` (hidden, epochs, batch, lr, seed, val_fraction,
-            patience, players, money_scale, money_weight, weight_decay, search_weight,
+            patience, players, money_scale, win_weight, money_weight, weight_decay, search_weight,
             value_target, progress).
 
     Returns:

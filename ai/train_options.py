@@ -24,6 +24,7 @@ DEFAULTS: dict[str, Any] = {
     "patience": 5,           # epochs without a better validation loss before stopping
     "players": None,         # keep only games with this many players (None: all)
     "money_scale": 100.0,    # money = money_scale * the money head's output
+    "win_weight": 1.0,       # weight of the win-share cross-entropy in the loss
     "money_weight": 1.0,     # weight of the money MSE in the loss
     "weight_decay": 0.0,     # decoupled weight decay per step, x lr (AdamW; 0: Adam)
     "search_weight": 0.5,    # share of the estimate (value_target's) in the value targets
@@ -97,6 +98,10 @@ def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
         if not isinstance(value, (int, float)) or isinstance(value, bool) \
                 or not math.isfinite(value) or value <= 0:
             raise TrainingError(key, f"{value!r}: expected a positive number")
+    ww = o["win_weight"]
+    if not isinstance(ww, (int, float)) or isinstance(ww, bool) or not math.isfinite(ww) \
+            or ww < 0:
+        raise TrainingError("win_weight", f"{ww!r}: expected a number >= 0")
     wd = o["weight_decay"]
     if not isinstance(wd, (int, float)) or isinstance(wd, bool) or not math.isfinite(wd) \
             or wd < 0:

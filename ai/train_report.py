@@ -111,7 +111,7 @@ def model_card(*, out: str | Path, data: Any, train_set: Any, val_set: Any,
     hyper = {k: v for k, v in options.items() if k not in ("seed", "progress", "players")}
     hyper["hidden"] = list(options["hidden"])
     hyper.update(optimiser="adamw" if options.get("weight_decay") else "adam",
-                 loss="win-share soft cross-entropy (present seats) + money_weight * "
+                 loss="win_weight * win-share soft cross-entropy (present seats) + money_weight * "
                       "MSE(money / money_scale) + policy soft cross-entropy (legal ids)")
     epochs_run = len(history) - 1
     return {

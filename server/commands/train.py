@@ -49,6 +49,9 @@ def add(sub: Any) -> None:
                    help="train only on games with this many players (default: all)")
     p.add_argument("--money-scale", type=float, default=d["money_scale"], metavar="S",
                    help=f"$ per unit of the money head (default {d['money_scale']:g})")
+    p.add_argument("--win-weight", type=float, default=d["win_weight"], metavar="W",
+                   help="weight of the win-share error in the loss (0: a network for its "
+                        f"policy alone; default {d['win_weight']:g})")
     p.add_argument("--money-weight", type=float, default=d["money_weight"], metavar="W",
                    help=f"weight of the money error in the loss (default {d['money_weight']:g})")
     p.add_argument("--weight-decay", type=float, default=d["weight_decay"], metavar="D",
@@ -94,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
     options = {"hidden": args.hidden, "epochs": args.epochs, "batch": args.batch,
                "lr": args.lr, "seed": args.seed, "val_fraction": args.val_fraction,
                "patience": args.patience, "players": args.players,
-               "money_scale": args.money_scale, "money_weight": args.money_weight,
+               "money_scale": args.money_scale, "win_weight": args.win_weight,
+               "money_weight": args.money_weight,
                "weight_decay": args.weight_decay, "search_weight": args.search_weight,
                "value_target": args.value_target,
                "policy_temperature": args.policy_temperature,

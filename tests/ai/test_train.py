@@ -122,7 +122,7 @@ def test_the_exported_weights_are_the_best_epochs(trained, records):
     with np.load(out, allow_pickle=False) as npz:
         weights = {k: npz[k] for k in npz.files if k.startswith(("trunk_", "win_", "money_",
                                                                  "policy_"))}
-    got = tr._evaluate(weights, val, 64, card["hyperparameters"]["money_scale"], 1.0)
+    got = tr._evaluate(weights, val, 64, card["hyperparameters"]["money_scale"], (1.0, 1.0))
     want = card["validation"]["loss"]
     for head in ("win", "money", "policy"):
         assert got[head] == pytest.approx(want[head], rel=1e-5), head
@@ -450,3 +450,17 @@ def test_policy_temperature_sharpens_the_visit_shares_toward_the_most_visited_mo
     for bad in (-1, float("nan"), "hot"):
         with pytest.raises(ValueError, match="policy_temperature"):
             tr.check_options({"policy_temperature": bad})
+
+
+def test_win_weight_zero_trains_the_policy_alone(records, tmp_path) -> None:
+    """win_weight 0: the win-share loss leaves the total (the policy and money losses
+    still fall); the option is checked by name."""
+    card = tr.train([records], tmp_path / "p.npz", **{**TINY, "win_weight": 0.0})
+    first, best = card["history"][0], card["history"][card["best_epoch"]]
+    for part in ("train", "validation"):
+        assert first[part]["total"] == pytest.approx(
+            first[part]["money"] + first[part]["policy"], rel=1e-5)
+    assert best["validation"]["policy"] < first["validation"]["policy"]
+    assert card["hyperparameters"]["win_weight"] == 0.0
+    with pytest.raises(ValueError, match="win_weight"):
+        tr.check_options({"win_weight": -1})
