@@ -108,6 +108,8 @@ class MctsBot(BaseBot):
             raise ValueError(f"mcts option eval must be 'rollout', 'model' or 'mix', got {eval!r}")
         if not 0 <= model_weight <= 1:
             raise ValueError(f"mcts option model_weight must be in [0, 1], got {model_weight}")
+        if model_weight != 0.5 and eval != "mix":
+            raise ValueError(f"mcts option model_weight needs eval=mix, got eval={eval}")
         if prior not in ("none", "model"):
             raise ValueError(f"mcts option prior must be 'none' or 'model', got {prior!r}")
         if rollout_steps < 0 or (rollout_steps and eval != "model"):

@@ -201,6 +201,7 @@ def test_the_packaged_default_is_used_when_no_path_is_given(monkeypatch, tmp_pat
     ("mcts:eval=neural", "eval must be 'rollout', 'model' or 'mix'"),
     ("mcts:eval=mix", "eval=mix has no calibration map yet: add calibrated=false"),
     ("mcts:eval=mix,calibrated=false,model_weight=1.5", "model_weight must be in"),
+    ("mcts:model_weight=0.3", "model_weight needs eval=mix"),
     ("mcts:prior=policy", "prior must be 'none' or 'model'"),
     ("mcts:rollout_steps=3", "needs eval=model"),
     ("mcts:model=x.npz", "model needs eval=model, eval=mix or prior=model"),
