@@ -88,7 +88,7 @@ class ExpectimaxBot(BaseBot):
         self.time_ms = time_ms
         self.win_temperature = win_temperature
         if eval == "model":
-            evaluator = load_evaluator(model)
+            evaluator = load_evaluator(model, value=True)
         elif evaluator is None:
             evaluator = HeuristicEvaluator(win_temperature=win_temperature)
         elif not isinstance(evaluator, Evaluator):

@@ -142,7 +142,8 @@ class MctsBot(BaseBot):
         self.time_ms = time_ms
         self.threads = threads
         self.reuse = reuse
-        network = load_evaluator(model) if eval != "rollout" or prior == "model" else None
+        network = (load_evaluator(model, value=eval != "rollout")
+                   if eval != "rollout" or prior == "model" else None)
         if eval == "model":
             evaluator = network if not rollout_steps else RolloutEvaluator(
                 network, policy=rollout, cutoff=rollout_steps)

@@ -316,16 +316,23 @@ def model_path(path: str = "") -> str:
     return PACKAGED
 
 
-def load_evaluator(path: str = "") -> Any:
+def load_evaluator(path: str = "", *, value: bool = False) -> Any:
     """The ai._model.ModelEvaluator of a model file (`model_path(path)`), read and checked
     once per file version (a file rewritten since is read again): the evaluator is
-    read-only, so bots and search threads share it."""
+    read-only, so bots and search threads share it. With `value` (the bot takes the
+    network's value, not only its policy), a model trained without a win-share loss
+    (``gallerist train --win-weight 0``: a PUCT prior) is refused by name."""
     full = model_path(path)
     try:
         st = os.stat(full)
     except OSError:
         raise ModelFileError(f"model file {full} is missing") from None
-    return _evaluator(full, st.st_mtime_ns, st.st_size)
+    evaluator = _evaluator(full, st.st_mtime_ns, st.st_size)
+    hyper = evaluator.model.metadata.get("hyperparameters")
+    if value and isinstance(hyper, dict) and hyper.get("win_weight") == 0:
+        raise ModelFileError(f"model file {full}: its win head was not trained (win_weight 0: "
+                             f"a policy for prior=model), so it cannot value positions")
+    return evaluator
 
 
 @functools.lru_cache(maxsize=8)

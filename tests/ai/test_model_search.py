@@ -183,6 +183,19 @@ def test_a_bad_model_file_is_refused_when_the_bot_is_made(tmp_path, spec, words)
         assert word in str(info.value)
 
 
+def test_a_policy_only_model_is_refused_as_a_value_and_taken_as_a_prior(tmp_path):
+    """A model trained with win_weight 0 (a PUCT prior) has an untrained win head: eval=model
+    and eval=mix (MCTS, expectimax) refuse it by name; prior=model takes it."""
+    path = str(tmp_path / "prior.npz")
+    save_model(path, random_arrays((8,), seed=2), {"hyperparameters": {"win_weight": 0.0}})
+    for spec in ("mcts:eval=model,calibrated=false", "mcts:eval=mix,calibrated=false",
+                 "expectimax:eval=model,calibrated=false"):
+        with pytest.raises(ModelFileError, match="its win head was not trained"):
+            ai.make_bot(f"{spec},model={path}")
+    bot = ai.make_bot(f"mcts:prior=model,iterations=20,model={path}", seed=1)
+    assert bot.analyze(first_decision(2)).iterations == 20
+
+
 def test_without_a_packaged_model_the_bot_asks_for_a_path(monkeypatch, tmp_path):
     monkeypatch.setattr("gallerist.ai.model_file.PACKAGED", str(tmp_path / "default.npz"))
     with pytest.raises(ModelFileError, match="no model: pass model=PATH"):
