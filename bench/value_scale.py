@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
               flush=True)
     for name, r in table.items():
         print(f"{name:>15}: Brier {r['brier']:.4f} [{r['low']:.4f}, {r['high']:.4f}]")
-    report = {"data": [os.fspath(d) for d in args.data], "held_out_games": args.held_out,
+    report = {"data": data.sources, "held_out_games": args.held_out,
               "held_out_positions": int(len(rows)), "options": {k: v for k, v in options.items()
                                                                 if k != "progress"},
               "references": table, "sizes": results}
