@@ -42,6 +42,19 @@ def brier_with_interval(p: np.ndarray, y: np.ndarray, games: np.ndarray, rounds:
     return {"brier": fm.brier(p, y), "low": lo, "high": hi}
 
 
+def ridge_forecast(train, obs: np.ndarray, lam: float) -> np.ndarray:
+    """A linear forecast of the own seat's win share (2-player rows of `train`: ridge
+    regression on the observation and a constant, L2 penalty `lam`), clipped to [0, 1]."""
+    rows, y, _ = own_seat(train)
+    x = train.arrays["obs"][rows].astype(np.float64)
+    gram = x.T @ x + lam * np.eye(x.shape[1])
+    mean_x, mean_y = x.mean(axis=0), float(y.mean())
+    n = len(rows)
+    gram -= n * np.outer(mean_x, mean_x)        # centred: the constant is not penalised
+    w = np.linalg.solve(gram, x.T @ y - n * mean_x * mean_y)
+    return np.clip(mean_y + (obs.astype(np.float64) - mean_x) @ w, 0.0, 1.0)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("data", nargs="+", help="gallerist selfplay directories")
@@ -57,6 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--epochs", type=int, default=50)
     ap.add_argument("--lr", type=float, default=0.001)
     ap.add_argument("--patience", type=int, default=5)
+    ap.add_argument("--ridge", type=float, default=0.0, metavar="LAMBDA",
+                    help="also score a ridge regression of the outcome on the observation "
+                         "with this L2 penalty (0: none)")
     ap.add_argument("--rounds", type=int, default=500, help="bootstrap resamples")
     ap.add_argument("--out", default="value_scale.json")
     ap.add_argument("--png", default="value_scale.png")
@@ -80,8 +96,12 @@ def main(argv: list[str] | None = None) -> int:
     rows, y, test_games = own_seat(test)
     root = test.arrays["root_win"][rows, 0] if "root_win" in test.arrays else np.full(len(rows), np.nan)
     table = {"constant": brier_with_interval(np.full(len(y), 0.5), y, test_games, args.rounds, 1)}
-    if np.isfinite(root).all():
-        table["search_estimate"] = brier_with_interval(root, y, test_games, args.rounds, 1)
+    has = np.isfinite(root)
+    if has.any():   # on the held-out positions whose records hold the estimate
+        table["search_estimate"] = {
+            **brier_with_interval(root[has], y[has], test_games[has], args.rounds, 1),
+            "positions": int(has.sum()),
+            "constant": fm.brier(np.full(int(has.sum()), 0.5), y[has])}
     options = check_options({"hidden": args.hidden, "epochs": args.epochs, "lr": args.lr, "seed": args.seed,
                              "patience": args.patience, "value_target": args.value_target,
                              "search_weight": args.search_weight, "val_fraction": args.val_fraction,
@@ -99,12 +119,20 @@ def main(argv: list[str] | None = None) -> int:
         row = {"games": n, "positions": len(train_set) + len(val_set), "best_epoch": best_epoch,
                "seconds": round(time.perf_counter() - t0, 1),
                **brier_with_interval(p, y, test_games, args.rounds, 1)}
+        if args.ridge:
+            row["ridge"] = brier_with_interval(
+                ridge_forecast(subset, test.arrays["obs"][rows], args.ridge), y, test_games,
+                args.rounds, 1)
         results.append(row)
+        ridge = (f"  ridge {row['ridge']['brier']:.4f} [{row['ridge']['low']:.4f}, "
+                 f"{row['ridge']['high']:.4f}]" if args.ridge else "")
         print(f"{n:6d} games {row['positions']:8d} positions  Brier {row['brier']:.4f} "
-              f"[{row['low']:.4f}, {row['high']:.4f}]  best epoch {best_epoch}  {row['seconds']} s",
-              flush=True)
+              f"[{row['low']:.4f}, {row['high']:.4f}]  best epoch {best_epoch}{ridge}  "
+              f"{row['seconds']} s", flush=True)
     for name, r in table.items():
-        print(f"{name:>15}: Brier {r['brier']:.4f} [{r['low']:.4f}, {r['high']:.4f}]")
+        on = (f" on {r['positions']} positions (constant there {r['constant']:.4f})"
+              if "positions" in r else "")
+        print(f"{name:>15}: Brier {r['brier']:.4f} [{r['low']:.4f}, {r['high']:.4f}]{on}")
     report = {"data": data.sources, "held_out_games": args.held_out,
               "held_out_positions": int(len(rows)), "options": {k: v for k, v in options.items()
                                                                 if k != "progress"},
@@ -125,6 +153,8 @@ def _plot(results: list[dict], table: dict, path: str) -> None:
     ax.errorbar(n, [r["brier"] for r in results],
                 yerr=[[r["brier"] - r["low"] for r in results], [r["high"] - r["brier"] for r in results]],
                 marker="o", capsize=3, label="network")
+    if results and "ridge" in results[0]:
+        ax.plot(n, [r["ridge"]["brier"] for r in results], marker="s", label="ridge")
     for name, r in table.items():
         ax.axhline(r["brier"], linestyle="--", color="grey" if name == "constant" else "green",
                    label=name.replace("_", " "))

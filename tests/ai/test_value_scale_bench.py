@@ -28,7 +28,7 @@ def test_networks_on_more_games_are_scored_on_the_same_held_out_games(bench, tmp
     out, png = tmp_path / "scale.json", tmp_path / "scale.png"
     assert bench.main([str(records), "--held-out", "40", "--sizes", "12,120",
                        "--value-target", "outcome", "--hidden", "8", "--epochs", "15", "--lr", "0.01",
-                       "--rounds", "20", "--out", str(out), "--png", str(png)]) == 0
+                       "--rounds", "20", "--ridge", "10", "--out", str(out), "--png", str(png)]) == 0
     report = json.loads(out.read_text())
     sizes = report["sizes"]
     assert [r["games"] for r in sizes] == [12, 120]
@@ -39,6 +39,7 @@ def test_networks_on_more_games_are_scored_on_the_same_held_out_games(bench, tmp
     # the synthetic games' outcomes are visible in the observation: enough games learn them
     assert sizes[1]["brier"] < constant - 0.03
     assert all(r["low"] <= r["brier"] <= r["high"] for r in sizes)
+    assert sizes[1]["ridge"]["brier"] < constant - 0.03   # a linear forecast learns them too
     assert png.stat().st_size > 0
 
 
