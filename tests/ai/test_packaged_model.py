@@ -1,0 +1,53 @@
+"""The model the package ships (issue 14, part 7: ai/models/default.npz, a PUCT prior for
+`mcts:prior=model`): it passes the model file's checks, is small, says in its metadata how
+it was trained (the policy alone, on 2-player self-play of mcts:iterations=200), steers
+the search through its priors, and is refused where a bot would take its untrained value."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from gallerist import ai, engine
+from gallerist.ai.model_file import PACKAGED, ModelFileError, load_model
+
+
+def test_the_packaged_model_loads_and_is_small():
+    model = load_model(PACKAGED)
+    assert os.path.getsize(PACKAGED) < 2 * 1024 * 1024
+    assert model.source == PACKAGED
+    assert [w.shape[1] for w, _ in model.trunk] == [64, 64]
+
+
+def test_its_metadata_says_how_it_was_trained():
+    """The card beside it and the metadata inside it agree: the documented commands
+    (README, "The packaged model") made it."""
+    meta = load_model(PACKAGED).metadata
+    card = json.loads(open(PACKAGED.replace(".npz", ".card.json"), encoding="utf-8").read())
+    assert meta["hyperparameters"] == card["hyperparameters"]
+    hyper = meta["hyperparameters"]
+    assert (hyper["win_weight"], hyper["policy_temperature"], hyper["hidden"],
+            hyper["value_target"]) == (0.0, 0.25, [64, 64], "outcome")
+    assert meta["seed"] == 0
+    assert {d["spec"] for d in meta["data"]} == {"mcts:iterations=200"}
+    assert {d["players"] for d in meta["data"]} == {2}
+    assert [d["games"] for d in meta["data"]] == [300, 320, 80, 1020]
+    assert meta["observation_version"] == engine.OBSERVATION_VERSION
+
+
+def test_mcts_prior_model_takes_it_without_a_path():
+    bot = ai.make_bot("mcts:prior=model,iterations=60", seed=1)
+    assert bot.network.model.source == PACKAGED
+    s = engine.new_game(num_players=2, seed=5)
+    while s.is_chance():
+        s.apply(s.chance_outcomes()[0][0])
+    a = bot.analyze(s)
+    assert a.iterations == 60 and a.best.action in s.legal_actions()
+
+
+@pytest.mark.parametrize("spec", ["mcts:eval=model,calibrated=false",
+                                  "expectimax:eval=model,calibrated=false"])
+def test_its_untrained_value_is_not_used(spec):
+    with pytest.raises(ModelFileError, match="its win head was not trained"):
+        ai.make_bot(spec)
