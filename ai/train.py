@@ -14,10 +14,11 @@ The network, on one observation x (own seat first, `GameState.observation(player
     policy = h_L @ policy_w + policy_b  logits over the action ids
 
 The win logits are a softmax over the present seats only (solo: 1.0 for seat 0), the policy
-logits a softmax over the legal ids only. The loss per position is the soft cross-entropy
-of the win shares over the present seats (x ``win_weight``) + ``money_weight`` x the mean squared error of
-money / money_scale over the present seats + the soft cross-entropy of the policy (the
-search's visit shares) over the legal ids.
+logits a softmax over the legal ids only. The loss per position is ``win_weight`` x the
+soft cross-entropy of the win shares over the present seats + ``money_weight`` x the mean
+squared error of money / money_scale over the present seats + the soft cross-entropy of
+the policy (the search's visit shares, sharpened by ``policy_temperature``) over the
+legal ids.
 """
 from __future__ import annotations
 
@@ -128,15 +129,15 @@ def row_losses(params: Mapping[str, jax.Array], batch: Mapping[str, jax.Array]
 
 def _batch_sums(params: Mapping[str, jax.Array], batch: Mapping[str, jax.Array],
                 head_weights: jax.Array) -> tuple[jax.Array, dict[str, jax.Array]]:
-    """The batch's weighted mean total loss, and the weighted sums of each head's loss
-    and of the weights (for epoch means)."""
+    """The batch's weighted mean total loss (head_weights: the win and money losses'
+    weights), and the weighted sums of each head's loss and of the weights (for epoch
+    means)."""
     rows = row_losses(params, batch)
     w = batch["weight"]
     sums = {k: jnp.sum(w * v) for k, v in rows.items()}
     sums["weight"] = jnp.sum(w)
     total = (head_weights[0] * sums["win"] + head_weights[1] * sums["money"]
-             + sums["policy"]) / jnp.maximum(
-        sums["weight"], 1.0)
+             + sums["policy"]) / jnp.maximum(sums["weight"], 1.0)
     return total, sums
 
 
