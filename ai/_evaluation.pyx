@@ -173,8 +173,9 @@ cdef class HeuristicEvaluator(Evaluator):
 cdef class MixEvaluator(Evaluator):
     """A weighted mean of two evaluators' estimates, each on its own copy of the position:
     `weight` * first + (1 - weight) * second, for money and win chances alike (AlphaGo's
-    mix of a value network and a playout). Its decisions are second's (first's are
-    counted too); its softmax and its one-step evaluator are second's.
+    mix of a value network and a playout). The decisions it returns are the sum of
+    both evaluators' (a network simulates none); its softmax and its one-step evaluator
+    are second's.
 
     Args:
         first, second: the two evaluators (e.g. a ModelEvaluator and a RolloutEvaluator).

@@ -5,6 +5,8 @@ from gallerist.ai._evaluation import Evaluator
 from gallerist.ai._model import ModelEvaluator
 from gallerist.engine.state import GameState
 
+TREE_HEADER_BYTES: int
+
 class MctsEngine:
     evaluator: Evaluator
     prior: ModelEvaluator | None

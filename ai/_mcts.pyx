@@ -276,6 +276,14 @@ cdef bint same_position(const StateC* a, const StateC* b) noexcept nogil:
 # ---------------------------------------------------------------- Python wrapper
 
 
+#: Bytes of one tree header: a multiple of the 128-byte alignment, so that no two
+#: threads' headers share a cache line (TreeC's `pad` in _mcts.pxd makes it so).
+TREE_HEADER_BYTES = sizeof(TreeC)
+if TREE_HEADER_BYTES % 128:
+    raise ImportError(f"gallerist.ai._mcts: TreeC takes {TREE_HEADER_BYTES} bytes, not a multiple "
+                      f"of 128: resize its pad in ai/_mcts.pxd to the fields before it")
+
+
 cdef class MctsEngine:
     """UCT search trees (one per thread, root-parallel) on one game.
 

@@ -13,7 +13,9 @@ from gallerist.ai._evaluation import WIN_TEMPERATURE, Evaluator, HeuristicEvalua
 from gallerist.ai._mcts import MctsEngine
 from gallerist.ai._rollout import POLICIES, RolloutEvaluator
 from gallerist.ai.bot import MIN_SEARCH_MS, Analysis, BaseBot, Budget, MoveInfo, decision_player
-from gallerist.ai.model_file import check_model_eval, load_evaluator
+from gallerist.ai.model_file import (
+    check_model_eval, default_model_present, load_evaluator, trained_player_counts,
+)
 from gallerist.engine.actions import action_to_string
 
 
@@ -35,8 +37,13 @@ class MctsBot(BaseBot):
     `prior=model`, decision points select by PUCT, Q + c_puct * P * sqrt(N) / (1 + n),
     P the network's policy over the legal moves (stored per child when a node is
     expanded, from that iteration's determinization) and an unvisited child's Q the
-    node's own mean reward; chance points are sampled as with UCT. The model file
-    (`model`, default the packaged ai/models/default.npz) is read and checked when the
+    node's own mean reward; chance points are sampled as with UCT. With `prior=auto`
+    (the service's and the CLI's default bot, ai.spec.DEFAULT_BOT) PUCT is used where the
+    model was trained: at the player counts of its training games (its metadata; all
+    counts when the metadata does not say), UCT at the others, and UCT everywhere when
+    there is no model (no `model`, no $GALLERIST_MODEL, no packaged file). The model file
+    (`model`, default $GALLERIST_MODEL or the packaged ai/models/default.npz:
+    ai.model_file.model_path) is read and checked when the
     bot is made: a missing, corrupt or mismatched file is a ModelFileError (a
     ValueError) naming the file and the mismatch, never an error inside the search.
 
@@ -71,18 +78,22 @@ class MctsBot(BaseBot):
             mixed leaf value: a playout and one forward pass per leaf).
         model_weight: eval=mix: the network's share of the leaf value, in [0, 1].
         rollout_steps: eval=model: rollout decisions before asking the network (0 = none).
-        prior: "none" (UCT, constant c) or "model" (PUCT with the network's policy).
+        prior: "none" (UCT, constant c), "model" (PUCT with the network's policy) or
+            "auto" (PUCT at the player counts the model was trained on, when there is
+            a model; UCT otherwise).
         c_puct: PUCT's constant (prior=model).
-        model: the model file of eval=model and prior=model ("" = the packaged
-            ai/models/default.npz; an error when the package has none).
+        model: the model file of eval=model, eval=mix and prior=model/auto ("" =
+            $GALLERIST_MODEL, else the packaged ai/models/default.npz; an error when
+            neither is there, except for prior=auto, which then searches by UCT).
         margin_weight, margin_scale, win_temperature: the reward mix (above).
         solo_reference, solo_scale: the solo reward (above), in $.
         reuse: keep the tree between calls.
         max_nodes: nodes per tree.
         calibrated: report calibrated numbers (ai.calibration, kind "mcts": a move's mean
             win share and money over its visits; "static" for unvisited moves); False:
-            the raw means. prior=model keeps these maps (the statistics are still
-            rollout means; the maps were fitted on UCT's). eval=model has no map of its
+            the raw means. prior=model/auto keeps these maps (the statistics are still
+            rollout means; the maps were fitted on UCT's, and bench/calibration.py
+            scores the default bot through them). eval=model has no map of its
             own yet: it needs calibrated=false (the network's estimates, raw), and a
             bot made without it is refused rather than report them as calibrated.
     """
@@ -110,15 +121,16 @@ class MctsBot(BaseBot):
             raise ValueError(f"mcts option model_weight must be in [0, 1], got {model_weight}")
         if model_weight != 0.5 and eval != "mix":
             raise ValueError(f"mcts option model_weight needs eval=mix, got eval={eval}")
-        if prior not in ("none", "model"):
-            raise ValueError(f"mcts option prior must be 'none' or 'model', got {prior!r}")
+        if prior not in ("none", "model", "auto"):
+            raise ValueError(f"mcts option prior must be 'none', 'model' or 'auto', got {prior!r}")
         if rollout_steps < 0 or (rollout_steps and eval != "model"):
             raise ValueError(f"mcts option rollout_steps must be >= 0 and needs eval=model, "
                              f"got {rollout_steps} with eval={eval}")
         if not math.isfinite(c_puct) or c_puct < 0:
             raise ValueError(f"mcts option c_puct must be a finite number >= 0, got {c_puct}")
-        if model and eval == "rollout" and prior != "model":
-            raise ValueError("mcts option model needs eval=model, eval=mix or prior=model")
+        if model and eval == "rollout" and prior == "none":
+            raise ValueError("mcts option model needs eval=model, eval=mix, prior=model "
+                             "or prior=auto")
         if eval != "rollout":
             check_model_eval("mcts", calibrated, evaluator, option=f"eval={eval}")
         if not 1 <= threads <= 64:
@@ -142,8 +154,9 @@ class MctsBot(BaseBot):
         self.time_ms = time_ms
         self.threads = threads
         self.reuse = reuse
-        network = (load_evaluator(model, value=eval != "rollout")
-                   if eval != "rollout" or prior == "model" else None)
+        wants = eval != "rollout" or prior == "model" or (
+            prior == "auto" and (bool(model) or default_model_present()))
+        network = load_evaluator(model, value=eval != "rollout") if wants else None
         if eval == "model":
             evaluator = network if not rollout_steps else RolloutEvaluator(
                 network, policy=rollout, cutoff=rollout_steps)
@@ -156,11 +169,21 @@ class MctsBot(BaseBot):
             raise ValueError(f"mcts evaluator must be an Evaluator, got {type(evaluator).__name__}")
         self.evaluator = evaluator
         self.network = network
-        self._engine = MctsEngine(threads, evaluator, c=c, c_puct=c_puct,
-                                  prior=network if prior == "model" else None,
-                                  max_nodes=max_nodes, margin_weight=margin_weight,
-                                  margin_scale=margin_scale, solo_reference=solo_reference,
-                                  solo_scale=solo_scale)
+        every = frozenset(range(1, 5))   # solo to 4 players
+        if prior == "none" or network is None:
+            self.prior_players: frozenset[int] = frozenset()
+        elif prior == "model":
+            self.prior_players = every
+        else:
+            self.prior_players = trained_player_counts(network.model) or every
+        # one engine per selection rule in use (trees grow only when searched)
+        self._engines = {
+            use: MctsEngine(threads, evaluator, c=c, c_puct=c_puct,
+                            prior=network if use else None, max_nodes=max_nodes,
+                            margin_weight=margin_weight, margin_scale=margin_scale,
+                            solo_reference=solo_reference, solo_scale=solo_scale)
+            for use in (True, False)
+            if (self.prior_players if use else self.prior_players != every)}
         self._calls = 0
         self._stop_requested = False
         self._lock = threading.Lock()
@@ -169,7 +192,13 @@ class MctsBot(BaseBot):
         """Ask a running search to stop soon (it returns what it has). The request
         sticks: a search that starts after it stops at once too."""
         self._stop_requested = True
-        self._engine.stop()
+        for eng in self._engines.values():
+            eng.stop()
+
+    def uses_prior(self, num_players: int) -> bool:
+        """Whether a search of a `num_players` game selects by PUCT with the model's
+        policy (prior=model, or prior=auto at a player count the model was trained on)."""
+        return num_players in self.prior_players
 
     def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
                 *, moves: Sequence[int] | None = None) -> Analysis:
@@ -191,27 +220,27 @@ class MctsBot(BaseBot):
         if iterations <= 0 and time_ms <= 0:
             iterations = self.FALLBACK_ITERATIONS
         legal = self.root_moves(state, moves)
+        eng = self._engines[self.uses_prior(state.num_players)]
         with self._lock:
             t0 = time.perf_counter()
             seed = (self.seed * 1_000_003 + self._calls) & 0xFFFFFFFFFFFFFFFF
             self._calls += 1
-            self._engine.prepare(state, player, seed, self.reuse,
-                                 None if moves is None else legal)
+            eng.prepare(state, player, seed, self.reuse, None if moves is None else legal)
             if self._stop_requested:     # a stop that came before prepare() reset the flag
-                self._engine.stop()
+                eng.stop()
             deadline = (time.monotonic() + time_ms / 1000.0) if time_ms > 0 else 0.0
             per_thread = [iterations // self.threads + (1 if i < iterations % self.threads else 0)
                           for i in range(self.threads)] if iterations > 0 else [0] * self.threads
             if self.threads == 1:
-                self._engine.run(0, per_thread[0], deadline)
+                eng.run(0, per_thread[0], deadline)
             else:
-                workers = [threading.Thread(target=self._engine.run, args=(i, per_thread[i], deadline))
+                workers = [threading.Thread(target=eng.run, args=(i, per_thread[i], deadline))
                            for i in range(self.threads)]
                 for w in workers:
                     w.start()
                 for w in workers:
                     w.join()
-            stats = self._engine.stats()
+            stats = eng.stats()
             elapsed = (time.perf_counter() - t0) * 1000.0
             children = stats["children"]
             moves = []
@@ -227,7 +256,7 @@ class MctsBot(BaseBot):
                     moves.append(MoveInfo(action=a, notation=action_to_string(a), visits=0))
             moves.sort(key=lambda m: (-m.visits, -m.value, m.action))
             for m in moves:
-                m.pv = list(self._engine.principal_variation(m.action))
+                m.pv = list(eng.principal_variation(m.action))
                 if not m.expected_money:     # never visited: the static evaluation after it
                     after = state.clone_position()
                     after.apply(m.action)

@@ -44,6 +44,9 @@ NUM_ACTIONS = engine.NUM_DISTINCT_ACTIONS
 MAX_WIDTH = 4096
 MAX_LAYERS = 8
 PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models", "default.npz")
+#: The environment variable naming the model file bots use when they name none (the
+#: CLI's --model sets it); unset or empty: the packaged PACKAGED.
+ENV_VAR = "GALLERIST_MODEL"
 HEADER_KEYS = ("format", "format_version", "observation_version", "observation_size",
                "num_actions", "money_scale", "num_layers", "metadata")
 HEADS = ("win", "money", "policy")
@@ -306,14 +309,44 @@ def random_arrays(hidden: tuple[int, ...] = (64, 64), seed: int = 0, money_scale
 
 
 def model_path(path: str = "") -> str:
-    """The model file a bot option names: `path`, or with "" the packaged default
-    (ModelFileError "no model: pass model=PATH" when the package has none)."""
+    """The model file a bot option names: `path`, or with "" the default one: the file
+    $GALLERIST_MODEL names if set (`ENV_VAR`, the CLI's --model), else the packaged
+    default (ModelFileError "no model: pass model=PATH" when the package has none)."""
     if path:
         return os.path.abspath(os.fspath(path))
+    chosen = os.environ.get(ENV_VAR)
+    if chosen:
+        return os.path.abspath(chosen)
     if not os.path.exists(PACKAGED):
         raise ModelFileError(f"no model: pass model=PATH (the package has no default model, "
                              f"{PACKAGED})")
     return PACKAGED
+
+
+def default_model_present() -> bool:
+    """Whether a bot naming no model file has one: $GALLERIST_MODEL set (it must then
+    load: a wrong file is an error, not a silent fallback) or the packaged file there."""
+    return bool(os.environ.get(ENV_VAR)) or os.path.exists(PACKAGED)
+
+
+def trained_player_counts(model: "Model") -> frozenset[int] | None:
+    """The player counts of the games a model was trained on, from its metadata (the
+    trainer's --players filter, else the player counts of its data sets); None when the
+    metadata does not say (a model made outside `gallerist train`)."""
+    meta = model.metadata
+    players = meta.get("players")
+    if isinstance(players, int) and not isinstance(players, bool):
+        return frozenset((players,))
+    data = meta.get("data")
+    if not isinstance(data, list) or not data:
+        return None
+    counts = set()
+    for entry in data:
+        n = entry.get("players") if isinstance(entry, dict) else None
+        if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= NUM_SEATS:
+            return None
+        counts.add(n)
+    return frozenset(counts)
 
 
 def load_evaluator(path: str = "", *, value: bool = False) -> Any:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from gallerist.ai.calibration import CalibrationError
 from gallerist.ai.model_file import ModelFileError
+from gallerist.server.commands.model_option import model_option
 from gallerist.server.commands import (CliError, analyze, apply, arena, demo, hint, label,
                                        legal, loadtest, new, play, replay, review, selfplay,
                                        serve, train)
@@ -28,6 +29,7 @@ examples:
   gallerist new --players 3 --seed 7 -o game.json
   gallerist hint game.json --bot mcts --time-ms 2000
   gallerist hint --demo --local --bot expectimax:depth=3
+  gallerist hint --demo --local --model model.npz  the default bot with another model
   gallerist play mcts:iterations=300 greedy --seed 4
   gallerist play human mcts --record game.jsonl   play at the terminal
   gallerist legal game.json; gallerist apply game.json move:AC -o next.json
@@ -77,7 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args))
+        with model_option(args):
+            return int(args.func(args))
     except CliError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.status

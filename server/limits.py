@@ -15,7 +15,7 @@ from typing import Any
 from gallerist.ai.calibration import CalibrationError
 from gallerist.ai.model_file import ModelFileError
 from gallerist.ai.bot import Bot, Budget
-from gallerist.ai.spec import make_bot, parse_spec
+from gallerist.ai.spec import DEFAULT_BOT, make_bot, parse_spec
 
 __all__ = ["Limits", "RequestError", "build_bot", "check_budget", "check_interval",
            "check_move_list", "check_query_id", "check_seed", "check_spec"]
@@ -47,7 +47,8 @@ class Limits:
             (32 bytes each).
         max_playouts: most root playouts (about 0.1 ms each) the numbers of
             expectimax, greedy and random may ask for (their `playouts` option).
-        default_bot: the bot spec used when a request names none.
+        default_bot: the bot spec used when a request names none (ai.spec.DEFAULT_BOT:
+            MCTS with the packaged model as its prior where the model was trained).
         default_interval_ms: AnalyzeStream's report interval when the request gives 0.
         min_interval_ms: the shortest report interval a request may ask for.
         bots: the bots requests may name. Others in `ai.BOTS` are refused: they may not
@@ -67,7 +68,7 @@ class Limits:
     max_nodes: int = 2_000_000
     max_tt_bits: int = 20
     max_playouts: int = 1_000
-    default_bot: str = "mcts"
+    default_bot: str = DEFAULT_BOT
     default_interval_ms: int = 250
     min_interval_ms: int = 20
     deadline_reserve_ms: float = 15.0

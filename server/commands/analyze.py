@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from gallerist.ai.review import SOLO_THRESHOLDS, THRESHOLDS
+from gallerist.ai.spec import DEFAULT_BOT
 from gallerist.server.commands import CliError
+from gallerist.server.commands.model_option import add_model_option
 from gallerist.server.commands.options import (
     LOCAL_LIMITS,
     MAX_SEED,
@@ -45,7 +47,8 @@ def add(sub: Any) -> None:
     p.add_argument("--game", type=int, default=None,
                    help="game number (the record's `game`; default: the file's first game)")
     p.add_argument("--run", default=None, help="run id, when several runs of the file have the game")
-    p.add_argument("--bot", default="mcts", metavar="SPEC", help="bot spec (default mcts)")
+    p.add_argument("--bot", default=DEFAULT_BOT, metavar="SPEC",
+                   help=f"bot spec (default {DEFAULT_BOT})")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--time-ms", type=int_range(1, MAX_UINT32), default=None, metavar="T",
                         help=f"search time per position in ms (default {DEFAULT_TIME_MS}); a "
@@ -57,6 +60,7 @@ def add(sub: Any) -> None:
     p.add_argument("--workers", type=int_range(1, 256), default=None, metavar="W",
                    help="positions analysed in parallel (default: every core)")
     p.add_argument("--seed", type=int_range(0, MAX_SEED), default=0, help="search seed (default 0)")
+    add_model_option(p)
     p.add_argument("--top", type=int_range(1, 200), default=5, metavar="N",
                    help="best moves listed per position (default 5)")
     p.add_argument("--out", default=None, metavar="FILE.jsonl",

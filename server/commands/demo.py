@@ -9,8 +9,10 @@ from typing import Any
 import grpc
 
 from gallerist.ai.hint_client import HintClient
+from gallerist.ai.spec import DEFAULT_BOT
 from gallerist.server.app import create_server
 from gallerist.server.commands.hint import default_timeout, request, rpc_failed, title
+from gallerist.server.commands.model_option import add_model_option
 from gallerist.server.commands.options import add_command, add_demo_game, add_search_options
 from gallerist.server.demo_state import demo_state
 from gallerist.server.text import format_hint
@@ -28,7 +30,8 @@ def add(sub: Any) -> None:
                     "stop the service. Takes a second or two.")
     add_demo_game(p, players_help="players")
     p.add_argument("--no-board", action="store_true", help="do not print the board")
-    add_search_options(p, bot="mcts:iterations=3000")
+    add_search_options(p, bot=f"{DEFAULT_BOT},iterations=3000")
+    add_model_option(p)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ from gallerist.ai.hint_client import HintClient, hint_request
 from gallerist.engine.actions import describe_decision
 from gallerist.server import convert
 from gallerist.server.commands import CliError
+from gallerist.server.commands.model_option import add_model_option
 from gallerist.server.commands.options import (
     LOCAL_LIMITS,
     add_client_options,
@@ -65,6 +66,7 @@ def add(sub: Any) -> None:
     p.add_argument("--json", action="store_true",
                    help="print the final response as JSON instead of a table")
     add_search_options(p)
+    add_model_option(p)
     add_client_options(p)
 
 
@@ -174,6 +176,9 @@ def title(state: engine.GameState) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """``gallerist hint``."""
+    if args.model is not None and not args.local:
+        raise CliError("--model needs --local: a server searches with its own model "
+                       "(gallerist serve --model PATH)")
     state = _load_state(args)
     progress = Progress("searching", stream=sys.stderr, every=1.0)
     if args.local:

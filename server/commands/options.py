@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gallerist.ai.spec import BOTS
+from gallerist.ai.spec import BOTS, DEFAULT_BOT
 from gallerist.server.app import DEFAULT_PORT
 from gallerist.server.commands import CliError
 from gallerist.server.limits import MAX_SEED, Limits
@@ -153,7 +153,7 @@ def add_client_options(p: argparse.ArgumentParser) -> None:
                         "found by then (default: the budget + 10 s)")
 
 
-def add_search_options(p: argparse.ArgumentParser, bot: str = "mcts") -> None:
+def add_search_options(p: argparse.ArgumentParser, bot: str = DEFAULT_BOT) -> None:
     """The bot, the budget and the seed of a hint (``hint``, ``demo``)."""
     g = p.add_argument_group("search")
     g.add_argument("--bot", default=bot, metavar="SPEC",

@@ -15,6 +15,7 @@ from gallerist.engine.actions import action_to_string, decision_kind
 from gallerist.server.commands import CliError
 from gallerist.server.commands.interrupt import StopOnCtrlC
 from gallerist.server.commands.play_human import is_human
+from gallerist.server.commands.model_option import add_model_option
 from gallerist.server.commands.options import (LOCAL_LIMITS, add_command, check_output_path,
                                                timed_spec)
 from gallerist.server.limits import RequestError, build_bot, check_spec
@@ -34,6 +35,7 @@ def add(sub: Any) -> None:
                         "person at the terminal: moves typed with tab completion, ? for a "
                         "hint, undo, quit)")
     p.add_argument("--seed", type=int, default=0, help="game and bot seed (default 0)")
+    add_model_option(p)
     p.add_argument("--board", choices=("turn", "end", "none"), default="turn",
                    help="print the board at every turn start (default), only at the end, "
                         "or never")

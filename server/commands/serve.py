@@ -10,6 +10,7 @@ from gallerist.ai.calibration import Calibration, CalibrationError
 from gallerist.ai.model_file import ModelFileError
 from gallerist.server.app import DEFAULT_PORT, GalleristServer, serve
 from gallerist.server.commands import CliError
+from gallerist.server.commands.model_option import add_model_option
 from gallerist.server.commands.options import add_command, add_limits, port
 from gallerist.server.limits import Limits, RequestError
 
@@ -40,6 +41,7 @@ def add(sub: Any) -> None:
                    help="validated states kept to skip validating a state sent again "
                         "(default 256; 0 disables)")
     add_limits(p)
+    add_model_option(p)
     g = p.add_argument_group("security")
     g.add_argument("--tls-cert", metavar="PEM", help="server certificate chain (with --tls-key)")
     g.add_argument("--tls-key", metavar="PEM", help="private key of the certificate")

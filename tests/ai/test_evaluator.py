@@ -242,3 +242,11 @@ def test_expectimax_and_greedy_score_the_end_exactly(seed):
                 after.apply(move.action)
                 assert move.expected_money[mover] == pytest.approx(after.money()[mover]), \
                     analysis.bot
+
+
+def test_mcts_tree_headers_fill_whole_cache_lines() -> None:
+    """Root-parallel threads write their tree header at every iteration: each takes whole
+    128-byte lines (posix_memalign'd), so no two threads' headers share one."""
+    from gallerist.ai import _mcts
+
+    assert _mcts.TREE_HEADER_BYTES % 128 == 0

@@ -215,9 +215,9 @@ def test_the_packaged_default_is_used_when_no_path_is_given(monkeypatch, tmp_pat
     ("mcts:eval=mix", "eval=mix has no calibration map yet: add calibrated=false"),
     ("mcts:eval=mix,calibrated=false,model_weight=1.5", "model_weight must be in"),
     ("mcts:model_weight=0.3", "model_weight needs eval=mix"),
-    ("mcts:prior=policy", "prior must be 'none' or 'model'"),
+    ("mcts:prior=policy", "prior must be 'none', 'model' or 'auto'"),
     ("mcts:rollout_steps=3", "needs eval=model"),
-    ("mcts:model=x.npz", "model needs eval=model, eval=mix or prior=model"),
+    ("mcts:model=x.npz", "model needs eval=model, eval=mix, prior=model or prior=auto"),
     ("expectimax:model=x.npz", "model needs eval=model"),
     ("mcts:prior=model,c_puct=-1", "c_puct"),
 ])
