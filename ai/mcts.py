@@ -176,14 +176,15 @@ class MctsBot(BaseBot):
             self.prior_players = every
         else:
             self.prior_players = trained_player_counts(network.model) or every
-        # one engine per selection rule in use (trees grow only when searched)
+        # one engine per selection rule in use, keyed by "uses the prior" (trees grow
+        # only when searched)
+        needed = {True: bool(self.prior_players), False: self.prior_players != every}
         self._engines = {
             use: MctsEngine(threads, evaluator, c=c, c_puct=c_puct,
                             prior=network if use else None, max_nodes=max_nodes,
                             margin_weight=margin_weight, margin_scale=margin_scale,
                             solo_reference=solo_reference, solo_scale=solo_scale)
-            for use in (True, False)
-            if (self.prior_players if use else self.prior_players != every)}
+            for use, wanted in needed.items() if wanted}
         self._calls = 0
         self._stop_requested = False
         self._lock = threading.Lock()

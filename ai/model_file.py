@@ -326,7 +326,11 @@ def model_path(path: str = "") -> str:
 def default_model_present() -> bool:
     """Whether a bot naming no model file has one: $GALLERIST_MODEL set (it must then
     load: a wrong file is an error, not a silent fallback) or the packaged file there."""
-    return bool(os.environ.get(ENV_VAR)) or os.path.exists(PACKAGED)
+    try:
+        model_path("")
+    except ModelFileError:
+        return False
+    return True
 
 
 def trained_player_counts(model: "Model") -> frozenset[int] | None:

@@ -27,8 +27,8 @@ def add_model_option(p: argparse.ArgumentParser) -> None:
 def model_option(args: argparse.Namespace) -> Iterator[None]:
     """Run a command with its ``--model``: the file is read and checked first (a missing,
     corrupt or mismatched file is a CliError naming the option, the file and the
-    mismatch, before any search starts), then named by $GALLERIST_MODEL for the command's bots (and the
-    processes they start); the variable is restored afterwards."""
+    mismatch, before any search starts), then named by $GALLERIST_MODEL for the
+    command's bots (and the processes they start); the variable is restored afterwards."""
     path = getattr(args, "model", None)
     if path is None:
         yield
