@@ -17,6 +17,7 @@ cdef struct NetC:
     float* b[MODEL_MAX_LAYERS]     # (out_i,)
     float* value_w             # (H, 8): win_w | money_w
     float* value_b             # (8,)
+    float* value_skip          # (in_size, 8): win_skip | money_skip (format 2), or NULL
     float* policy_w            # (H, NUM_ACTIONS)
     float* policy_b            # (NUM_ACTIONS,)
     float money_scale
@@ -30,6 +31,7 @@ cdef class ModelEvaluator(Evaluator):
     cdef readonly object model     # the ai.model_file.Model the weights were copied from
     cdef void _free(self)
     cdef int _observe(self, const StateC* s, float* obs) noexcept nogil
+    cdef void _value(self, const float* obs, const float* h, float* v) noexcept nogil
     cdef void _to_seats(self, const StateC* s, int player, const float* v, double* money,
                         double* win) noexcept nogil
     cdef void policy(self, const StateC* s, const action_t* actions, int n,

@@ -5,7 +5,8 @@ reference forward pass `Model.forward`, which this one must equal).
 
 An evaluation fills the observation of the player to move (engine/_observation.pxd; at
 a chance point or a terminal state, that of the player whose turn it is, s.turn_player)
-and runs the network without the GIL: the trunk (ReLU layers), then the value heads.
+and runs the network without the GIL: the trunk (ReLU layers), then the value heads
+(plus, for a format 2 model, the skip weights' linear function of the observation).
 The weights are copied once into owned, 64-byte aligned float32 arrays and never
 written again, and every scratch buffer is on the caller's stack, so any number of
 search threads may evaluate at once.
@@ -141,6 +142,8 @@ cdef class ModelEvaluator(Evaluator):
             self.net.b[i] = _owned(b)
         self.net.value_w = _owned(np.concatenate([model.win_w, model.money_w], axis=1))
         self.net.value_b = _owned(np.concatenate([model.win_b, model.money_b]))
+        if model.win_skip is not None and model.money_skip is not None:
+            self.net.value_skip = _owned(np.concatenate([model.win_skip, model.money_skip], axis=1))
         self.net.policy_w = _owned(model.policy_w)
         self.net.policy_b = _owned(model.policy_b)
         self.net.money_scale = model.money_scale
@@ -159,6 +162,7 @@ cdef class ModelEvaluator(Evaluator):
             free(self.net.b[i])
         free(self.net.value_w)
         free(self.net.value_b)
+        free(self.net.value_skip)
         free(self.net.policy_w)
         free(self.net.policy_b)
         memset(&self.net, 0, sizeof(NetC))
@@ -179,6 +183,19 @@ cdef class ModelEvaluator(Evaluator):
             player = s.turn_player
         observation_fill(s, player, obs)
         return player
+
+    cdef void _value(self, const float* obs, const float* h, float* v) noexcept nogil:
+        """The value heads v (MODEL_VALUE_OUT floats, by tensor seat) from the observation
+        and the trunk's last hidden vector h: h @ value_w + value_b, plus obs @ value_skip
+        when the model has skip weights (computed first and used as the heads' bias)."""
+        cdef float skip[MODEL_VALUE_OUT]
+        cdef const float* bias = self.net.value_b
+        if self.net.value_skip != NULL:
+            dense(obs, self.net.in_size, self.net.value_skip, self.net.value_b,
+                  MODEL_VALUE_OUT, skip)
+            bias = skip
+        dense(h, self.net.width[self.net.num_layers - 1], self.net.value_w, bias,
+              MODEL_VALUE_OUT, v)
 
     cdef void _to_seats(self, const StateC* s, int player, const float* v, double* money,
                         double* win) noexcept nogil:
@@ -209,8 +226,7 @@ cdef class ModelEvaluator(Evaluator):
         cdef float v[MODEL_VALUE_OUT]
         cdef int player = self._observe(s, obs)
         cdef const float* h = net_trunk(&self.net, obs, a, b)
-        dense(h, self.net.width[self.net.num_layers - 1], self.net.value_w, self.net.value_b,
-              MODEL_VALUE_OUT, v)
+        self._value(obs, h, v)
         self._to_seats(s, player, v, money, win)
         return 0
 
@@ -240,7 +256,7 @@ cdef class ModelEvaluator(Evaluator):
         cdef int player = self._observe(s, obs)
         cdef int H = self.net.width[self.net.num_layers - 1]
         cdef const float* h = net_trunk(&self.net, obs, a, b)
-        dense(h, H, self.net.value_w, self.net.value_b, MODEL_VALUE_OUT, v)
+        self._value(obs, h, v)
         self._to_seats(s, player, v, money, win)
         dense(h, H, self.net.policy_w, self.net.policy_b, NUM_ACTIONS, logits)
         softmax_over(logits, actions, n, priors)
@@ -267,7 +283,7 @@ cdef class ModelEvaluator(Evaluator):
         with nogil:
             for r in range(x.shape[0]):
                 h = net_trunk(&self.net, &x[r, 0], a, b)
-                dense(h, H, self.net.value_w, self.net.value_b, MODEL_VALUE_OUT, &ov[r, 0])
+                self._value(&x[r, 0], h, &ov[r, 0])
                 dense(h, H, self.net.policy_w, self.net.policy_b, NUM_ACTIONS, &op[r, 0])
         return out_v[:, :MODEL_SEATS], out_v[:, MODEL_SEATS:], out_p
 

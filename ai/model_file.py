@@ -3,7 +3,7 @@ NumPy reference forward pass.
 
 The file (written by `save_model`, read by `load_model`; np.savez, no pickles) holds:
 
-- `format` = "gallerist-model" (0-d str), `format_version` = 1, `observation_version` and
+- `format` = "gallerist-model" (0-d str), `format_version` = 1 or 2, `observation_version` and
   `observation_size` (must equal engine.OBSERVATION_VERSION / OBSERVATION_SIZE),
   `num_actions` (183, the engine's action ids), `money_scale` (money = scale * raw
   output), `num_layers` (L >= 1), `metadata` (0-d str: a JSON object of training details);
@@ -13,7 +13,11 @@ The file (written by `save_model`, read by `load_model`; np.savez, no pickles) h
   win-share logits of the 4 tensor seats (own seat first: tensor seat k is real seat
   (player + k) % n), a softmax over the n present seats; `money_w` (H, 4), `money_b` (4):
   final money / money_scale per tensor seat; `policy_w` (H, 183), `policy_b` (183):
-  logits over the action ids, a softmax over the legal ones.
+  logits over the action ids, a softmax over the legal ones;
+- format 2 only (a linear value, `gallerist train --linear-value`): `win_skip` and
+  `money_skip`, float32 (observation_size, 4): weights from the observation x straight
+  to the value heads, win logits = h @ win_w + win_b + x @ win_skip (money alike).
+  Format 1 files have no skip weights (read as none); format 2 files must have both.
 
 A file that breaks any of this is a `ModelFileError` naming the file and the mismatch.
 `Model.forward` is the specification of the C forward pass (ai/_model.pyx).
@@ -35,7 +39,10 @@ import numpy as np
 from gallerist import engine
 
 FORMAT = "gallerist-model"
-FORMAT_VERSION = 1
+#: The layout version `save_model` writes with skip weights (2) and without (1, as
+#: before skip weights existed); `load_model` reads both.
+FORMAT_VERSION = 2
+FORMAT_VERSIONS = (1, 2)
 #: Tensor seats of the value heads (the observation's seat blocks).
 NUM_SEATS = 4
 NUM_ACTIONS = engine.NUM_DISTINCT_ACTIONS
@@ -50,6 +57,8 @@ ENV_VAR = "GALLERIST_MODEL"
 HEADER_KEYS = ("format", "format_version", "observation_version", "observation_size",
                "num_actions", "money_scale", "num_layers", "metadata")
 HEADS = ("win", "money", "policy")
+#: The skip weights of format 2 (observation -> value heads).
+SKIPS = ("win_skip", "money_skip")
 
 
 class ModelFileError(ValueError):
@@ -64,6 +73,8 @@ class Model:
     Attributes:
         trunk: ((W_i, b_i), ...): W_i of shape (in_i, out_i), ReLU after each layer.
         win_w, win_b, money_w, money_b, policy_w, policy_b: the heads (module docstring).
+        win_skip, money_skip: format 2's weights from the observation to the value heads
+            ((observation_size, 4)), or None (format 1: no linear part).
         money_scale: money in $ = money_scale * the money head's output.
         metadata: the training details (a JSON object).
         source: where it came from (a path), for messages.
@@ -79,6 +90,8 @@ class Model:
     money_scale: float
     metadata: dict[str, Any] = field(default_factory=dict)
     source: str = "<memory>"
+    win_skip: np.ndarray | None = None
+    money_skip: np.ndarray | None = None
 
     @property
     def hidden(self) -> tuple[int, ...]:
@@ -98,8 +111,10 @@ class Model:
         h = x
         for w, b in self.trunk:
             h = np.maximum(h @ w + b, np.float32(0))
-        out = (h @ self.win_w + self.win_b, h @ self.money_w + self.money_b,
-               h @ self.policy_w + self.policy_b)
+        win, money = h @ self.win_w + self.win_b, h @ self.money_w + self.money_b
+        if self.win_skip is not None and self.money_skip is not None:
+            win, money = win + x @ self.win_skip, money + x @ self.money_skip
+        out = (win, money, h @ self.policy_w + self.policy_b)
         return tuple(o[0] for o in out) if single else out   # type: ignore[return-value]
 
     def forward(self, obs: Any, num_players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -122,6 +137,9 @@ class Model:
             out[f"trunk_w{i}"], out[f"trunk_b{i}"] = w, b
         for head in HEADS:
             out[f"{head}_w"], out[f"{head}_b"] = getattr(self, f"{head}_w"), getattr(self, f"{head}_b")
+        for key in SKIPS:
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
         return out
 
 
@@ -191,13 +209,18 @@ _VERSION_NAMES = {"format_version": "model layout version",
                   "num_actions": "number of action ids"}
 
 
-def _header(f: _Arrays) -> tuple[float, int, dict[str, Any]]:
-    """The checked header of a model file: (money_scale, num_layers, metadata)."""
+def _header(f: _Arrays) -> tuple[int, float, int, dict[str, Any]]:
+    """The checked header of a model file: (format_version, money_scale, num_layers,
+    metadata)."""
     fmt = f.scalar_str("format")
     if fmt != FORMAT:
         raise f.fail("format", f"must be {FORMAT!r}, got {fmt!r}")
-    for key, want in (("format_version", FORMAT_VERSION),
-                      ("observation_version", engine.OBSERVATION_VERSION),
+    version = f.scalar_int("format_version")
+    if version not in FORMAT_VERSIONS:
+        raise f.fail("format_version", f"{_VERSION_NAMES['format_version']} mismatch: the "
+                                       f"engine reads {' and '.join(map(str, FORMAT_VERSIONS))}, "
+                                       f"the file has {version}")
+    for key, want in (("observation_version", engine.OBSERVATION_VERSION),
                       ("observation_size", engine.OBSERVATION_SIZE),
                       ("num_actions", NUM_ACTIONS)):
         got = f.scalar_int(key)
@@ -219,19 +242,22 @@ def _header(f: _Arrays) -> tuple[float, int, dict[str, Any]]:
         raise f.fail("metadata", f"is not valid JSON: {exc}") from None
     if not isinstance(metadata, dict):
         raise f.fail("metadata", f"must be a JSON object, got {type(metadata).__name__}")
-    return money_scale, layers, metadata
+    return version, money_scale, layers, metadata
 
 
 def validate(arrays: Mapping[str, Any], source: str = "<memory>") -> Model:
     """A Model from the file's arrays, every key, dtype, shape and version checked."""
     f = _Arrays(arrays, source)
-    money_scale, layers, metadata = _header(f)
+    version, money_scale, layers, metadata = _header(f)
     expected = (set(HEADER_KEYS) | {f"trunk_{k}{i}" for i in range(layers) for k in "wb"}
                 | {f"{head}_{k}" for head in HEADS for k in "wb"})
+    if version >= 2:
+        expected |= set(SKIPS)
     extra = sorted(set(arrays) - expected)
     if extra:
-        raise f.fail(", ".join(extra), f"unexpected key(s) for a {layers}-layer model "
-                                       f"(num_layers = {layers})")
+        raise f.fail(", ".join(extra), f"unexpected key(s) for a {layers}-layer model of "
+                                       f"format {version} (num_layers = {layers}; skip "
+                                       f"weights need format_version 2)")
     trunk = []
     width = engine.OBSERVATION_SIZE
     for i in range(layers):
@@ -245,6 +271,12 @@ def validate(arrays: Mapping[str, Any], source: str = "<memory>") -> Model:
     for head, size in (("win", NUM_SEATS), ("money", NUM_SEATS), ("policy", NUM_ACTIONS)):
         heads[f"{head}_w"] = f.weights(f"{head}_w", (width, size))
         heads[f"{head}_b"] = f.weights(f"{head}_b", (size,))
+    if version >= 2:
+        for key in SKIPS:
+            if key not in arrays:
+                raise f.fail(key, f"missing (a file of format_version {version} holds the "
+                                  f"skip weights {' and '.join(SKIPS)})")
+            heads[key] = f.weights(key, (engine.OBSERVATION_SIZE, NUM_SEATS))
     return Model(trunk=tuple(trunk), money_scale=money_scale, metadata=metadata, source=source,
                  **heads)
 
@@ -252,7 +284,8 @@ def validate(arrays: Mapping[str, Any], source: str = "<memory>") -> Model:
 def save_model(path: str, arrays: Mapping[str, Any], metadata: Mapping[str, Any]) -> Model:
     """Check and write a model file (atomically: a file that fails the checks is never
     written). `arrays` holds the weights (trunk_w{i}, trunk_b{i}, the heads; floating
-    arrays are stored as float32) and `money_scale`; the header keys (format,
+    arrays are stored as float32; format 2's skip weights when the value has a linear
+    part) and `money_scale`; the header keys (format,
     format_version, observation_version, observation_size, num_actions, num_layers) are
     filled in when absent and checked when given. `metadata`: a JSON-serialisable dict.
     Returns the Model as `load_model` will read it."""
@@ -266,7 +299,8 @@ def save_model(path: str, arrays: Mapping[str, Any], metadata: Mapping[str, Any]
         a = np.asarray(value)
         out[key] = a.astype(np.float32) if a.dtype.kind == "f" and key != "money_scale" else a
     layers = sum(1 for key in out if key.startswith("trunk_w"))
-    defaults = {"format": np.array(FORMAT), "format_version": np.array(FORMAT_VERSION),
+    version = FORMAT_VERSION if any(key in out for key in SKIPS) else 1
+    defaults = {"format": np.array(FORMAT), "format_version": np.array(version),
                 "observation_version": np.array(engine.OBSERVATION_VERSION),
                 "observation_size": np.array(engine.OBSERVATION_SIZE),
                 "num_actions": np.array(NUM_ACTIONS), "num_layers": np.array(layers)}
@@ -290,9 +324,10 @@ def save_model(path: str, arrays: Mapping[str, Any], metadata: Mapping[str, Any]
 
 
 def random_arrays(hidden: tuple[int, ...] = (64, 64), seed: int = 0, money_scale: float = 100.0,
-                  scale: float = 1.0) -> dict[str, np.ndarray]:
+                  scale: float = 1.0, skip: bool = False) -> dict[str, np.ndarray]:
     """Random weights of the file's layout (He-style scale times `scale`) and money_scale,
-    for tests and benchmarks: `save_model(path, random_arrays(), {})`."""
+    for tests and benchmarks: `save_model(path, random_arrays(), {})`; with `skip`, also
+    format 2's skip weights (a linear part of the value)."""
     rng = np.random.default_rng(seed)
     out: dict[str, np.ndarray] = {"money_scale": np.array(float(money_scale))}
     width = engine.OBSERVATION_SIZE
@@ -305,6 +340,10 @@ def random_arrays(hidden: tuple[int, ...] = (64, 64), seed: int = 0, money_scale
         out[f"{head}_w"] = (rng.standard_normal((width, size)) * scale / math.sqrt(width)
                             ).astype(np.float32)
         out[f"{head}_b"] = (rng.standard_normal(size) * 0.1 * scale).astype(np.float32)
+    if skip:
+        for key in SKIPS:
+            out[key] = (rng.standard_normal((engine.OBSERVATION_SIZE, NUM_SEATS)) * scale
+                        / math.sqrt(engine.OBSERVATION_SIZE)).astype(np.float32)
     return out
 
 
@@ -366,7 +405,8 @@ def load_evaluator(path: str = "", *, value: bool = False) -> Any:
         raise ModelFileError(f"model file {full} is missing") from None
     evaluator = _evaluator(full, st.st_mtime_ns, st.st_size)
     hyper = evaluator.model.metadata.get("hyperparameters")
-    if value and isinstance(hyper, dict) and hyper.get("win_weight") == 0:
+    if value and isinstance(hyper, dict) and hyper.get("win_weight") == 0 \
+            and not hyper.get("linear_value"):
         raise ModelFileError(f"model file {full}: its win head was not trained (win_weight 0: "
                              f"a policy for prior=model), so it cannot value positions")
     return evaluator

@@ -13,6 +13,12 @@ The network, on one observation x (own seat first, `GameState.observation(player
     money  = h_L @ money_w + money_b    final money / money_scale per tensor seat
     policy = h_L @ policy_w + policy_b  logits over the action ids
 
+With ``linear_value`` (a penalty > 0) the value heads are instead a linear function of
+the observation, fitted after the network by L2-penalised regressions
+(`ai.linear_value`): ``win = x @ win_skip + win_b``, ``money = x @ money_skip +
+money_b`` (the model file's format 2 skip weights; win_w and money_w are zero). The
+network then serves for its policy.
+
 The win logits are a softmax over the present seats only (solo: 1.0 for seat 0), the policy
 logits a softmax over the legal ids only. The loss per position is ``win_weight`` x the
 soft cross-entropy of the win shares over the present seats + ``money_weight`` x the mean
@@ -38,7 +44,7 @@ import optax
 
 from gallerist import engine
 from gallerist.ai import train_report
-from gallerist.ai.model_file import save_model
+from gallerist.ai.model_file import SKIPS, save_model
 from gallerist.ai.train_data import SEATS, Dataset, RecordsError, load_records, split_by_game
 from gallerist.ai.train_options import (DEFAULTS, HEADS, TrainingError, check_options,
                                         parse_hidden, side_paths)
@@ -98,11 +104,14 @@ def jax_forward(params: Any, obs: Any) -> tuple[jax.Array, jax.Array, jax.Array]
     """
     if not isinstance(params, Mapping) and hasattr(params, "arrays"):
         params = params.arrays()
-    h = jnp.asarray(obs, jnp.float32)
+    x = h = jnp.asarray(obs, jnp.float32)
     for i in range(_num_layers(params)):
         h = jax.nn.relu(h @ jnp.asarray(params[f"trunk_w{i}"]) + jnp.asarray(params[f"trunk_b{i}"]))
-    return tuple(h @ jnp.asarray(params[f"{k}_w"]) + jnp.asarray(params[f"{k}_b"])  # type: ignore[return-value]
-                 for k in HEADS)
+    out = [h @ jnp.asarray(params[f"{k}_w"]) + jnp.asarray(params[f"{k}_b"]) for k in HEADS]
+    for i, key in enumerate(SKIPS):       # format 2: a linear part of the value
+        if key in params:
+            out[i] = out[i] + x @ jnp.asarray(params[key])
+    return tuple(out)  # type: ignore[return-value]
 
 
 def masked_log_softmax(logits: jax.Array, mask: jax.Array) -> jax.Array:
@@ -344,6 +353,22 @@ def fit(train_set: Dataset, val_set: Dataset, o: Mapping[str, Any]
             interrupted)
 
 
+def linear_value_heads(weights: dict[str, np.ndarray], train_set: Dataset, penalty: float,
+                       money_scale: float) -> dict[str, Any]:
+    """Replace the network's value heads in `weights` by a linear value fitted on
+    `train_set` (`ai.linear_value`, L2 penalty `penalty`): the skip weights and the
+    heads' biases set, win_w and money_w zeroed. Returns the fit's details (for the card)."""
+    from gallerist.ai.linear_value import fit_linear_value
+
+    t0 = time.perf_counter()
+    fitted, info = fit_linear_value(train_set.arrays, penalty, money_scale)
+    weights["win_w"] = np.zeros_like(weights["win_w"])
+    weights["money_w"] = np.zeros_like(weights["money_w"])
+    weights.update(fitted)
+    return {"penalty": penalty, "win_fit": info, "seconds": round(time.perf_counter() - t0, 3),
+            "keys": list(SKIPS)}
+
+
 def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> dict[str, Any]:
     """Train a network on self-play records and write the model file `out`, its model card
     (``*.card.json``) and learning curves (``*.curves.png``).
@@ -353,7 +378,7 @@ def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> d
         out: the model file to write (``.npz``).
         **options: any of `DEFAULTS` (hidden, epochs, batch, lr, seed, val_fraction,
             patience, players, money_scale, win_weight, money_weight, weight_decay, search_weight,
-            value_target, progress).
+            value_target, policy_temperature, linear_value, progress).
 
     Returns:
         The model card (also written as JSON). Ctrl-C during training stops it: the best
@@ -375,12 +400,17 @@ def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> d
         policy_targets(part, o["policy_temperature"])
     weights, history, best_epoch, interrupted = fit(train_set, val_set, o)
     scale = float(o["money_scale"])
+    linear = None
+    if o["linear_value"]:
+        linear = linear_value_heads(weights, train_set, o["linear_value"], scale)
     metrics = train_report.validation_metrics(predict(weights, val_set.arrays["obs"]),
                                               val_set.arrays, scale)
     card = train_report.model_card(
         out=out, data=data, train_set=train_set, val_set=val_set, options=o,
         history=history, best_epoch=best_epoch, metrics=metrics,
         wall_time_s=time.perf_counter() - start, interrupted=interrupted)
+    if linear is not None:
+        card["linear_value"] = linear
     arrays = {"observation_version": np.array(data.observation_version),
               "observation_size": np.array(data.observation_size),
               "num_actions": np.array(data.num_actions),

@@ -30,6 +30,8 @@ DEFAULTS: dict[str, Any] = {
     "search_weight": 0.5,    # share of the estimate (value_target's) in the value targets
     "value_target": "search",  # the estimate mixed with the outcome: VALUE_TARGETS
     "policy_temperature": 1.0,  # policy targets: visit shares ** (1 / T), renormalised
+    "linear_value": 0.0,     # > 0: the value heads a linear model of the observation, this L2
+                             # penalty (ai.linear_value); 0: the network's value heads
     "progress": True,        # a tqdm bar on stderr
 }
 
@@ -106,6 +108,11 @@ def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(wd, (int, float)) or isinstance(wd, bool) or not math.isfinite(wd) \
             or wd < 0:
         raise TrainingError("weight_decay", f"{wd!r}: expected a number >= 0")
+    lv = o["linear_value"]
+    if not isinstance(lv, (int, float)) or isinstance(lv, bool) or not math.isfinite(lv) \
+            or lv < 0:
+        raise TrainingError("linear_value", f"{lv!r}: expected a penalty >= 0 (0: the "
+                                            f"network's value heads)")
     sw = o["search_weight"]
     if not isinstance(sw, (int, float)) or isinstance(sw, bool) or not 0 <= sw <= 1:
         raise TrainingError("search_weight", f"{sw!r}: expected a share in 0..1")

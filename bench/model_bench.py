@@ -70,6 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", help="a model file (default: random weights of --hidden)")
     ap.add_argument("--hidden", default="64,64", help="trunk widths of the random model (default 64,64)")
+    ap.add_argument("--linear-value", action="store_true",
+                    help="the random model has format 2's skip weights too (a linear value, "
+                         "gallerist train --linear-value)")
     ap.add_argument("--quick", action="store_true", help="smaller counts")
     ap.add_argument("--eval-only", action="store_true", help="time the evaluation only (no MCTS)")
     ap.add_argument("--json", help="also write the results to this file")
@@ -78,9 +81,11 @@ def main(argv: list[str] | None = None) -> int:
     if not path:
         hidden = tuple(int(x) for x in args.hidden.split(","))
         path = os.path.join(tempfile.mkdtemp(), "random.npz")
-        save_model(path, random_arrays(hidden, seed=1), {"note": "random weights (benchmark)"})
+        save_model(path, random_arrays(hidden, seed=1, skip=args.linear_value),
+                   {"note": "random weights (benchmark)"})
     ev = load_evaluator(path)
-    results: dict = {"model": args.model or f"random {args.hidden}", "hidden": list(ev.hidden),
+    skip = " + linear value" if ev.model.win_skip is not None else ""
+    results: dict = {"model": args.model or f"random {args.hidden}{skip}", "hidden": list(ev.hidden),
                      "machine": {"cpus": os.cpu_count(), "load_average": os.getloadavg()}}
     repeats = 2000 if args.quick else 20000
     print(f"Model: {results['model']} (trunk {' x '.join(map(str, ev.hidden))}); "

@@ -69,6 +69,11 @@ def add(sub: Any) -> None:
                    metavar="T", help="sharpen the policy targets: visit shares ** (1 / T), "
                    "renormalised (0: the most visited move alone; default "
                    f"{d['policy_temperature']:g}: the visit shares)")
+    p.add_argument("--linear-value", type=float, default=d["linear_value"], metavar="PENALTY",
+                   help="make the value heads a linear function of the observation, fitted "
+                        "after the network by L2-penalised regressions with this penalty "
+                        "(format 2 skip weights; the network serves for its policy; e.g. "
+                        f"1000; default {d['linear_value']:g}: the network's value heads)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -102,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
                "weight_decay": args.weight_decay, "search_weight": args.search_weight,
                "value_target": args.value_target,
                "policy_temperature": args.policy_temperature,
+               "linear_value": args.linear_value,
                "progress": not args.no_progress}
     try:
         check_options(options)

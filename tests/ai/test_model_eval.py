@@ -16,19 +16,20 @@ from gallerist.engine.state import SOLO_RETURN_SCALE
 TOL = dict(rtol=1e-5, atol=1e-5)
 
 
-def header(layers):
+def header(layers, version=1):
     """The header keys of a model file of `layers` layers."""
-    return {"format": np.array("gallerist-model"), "format_version": np.array(1),
+    return {"format": np.array("gallerist-model"), "format_version": np.array(version),
             "observation_version": np.array(engine.OBSERVATION_VERSION),
             "observation_size": np.array(engine.OBSERVATION_SIZE),
             "num_actions": np.array(183), "num_layers": np.array(layers),
             "metadata": np.array("{}")}
 
 
-def model_of(hidden, seed, scale=1.0, money_scale=100.0):
-    """A validated Model with random weights."""
-    arrays = random_arrays(hidden, seed=seed, scale=scale, money_scale=money_scale)
-    return validate({**arrays, **header(len(hidden))})
+def model_of(hidden, seed, scale=1.0, money_scale=100.0, skip=False):
+    """A validated Model with random weights (with `skip`, format 2: a linear part of the
+    value too)."""
+    arrays = random_arrays(hidden, seed=seed, scale=scale, money_scale=money_scale, skip=skip)
+    return validate({**arrays, **header(len(hidden), 2 if skip else 1)})
 
 
 def positions(players, count, seed):
@@ -48,9 +49,12 @@ def positions(players, count, seed):
     return out
 
 
-@pytest.mark.parametrize("hidden,seed", [((64, 64), 0), ((32,), 1), ((16, 8, 4), 2), ((100, 3), 3)])
-def test_c_forward_pass_equals_the_numpy_reference_on_random_inputs(hidden, seed):
-    model = model_of(hidden, seed)
+@pytest.mark.parametrize("hidden,seed,skip", [((64, 64), 0, False), ((32,), 1, False),
+                                              ((16, 8, 4), 2, False), ((100, 3), 3, False),
+                                              ((64, 64), 4, True), ((8,), 5, True)])
+def test_c_forward_pass_equals_the_numpy_reference_on_random_inputs(hidden, seed, skip):
+    """The C forward pass is Model.raw's to 1e-5, format 2's skip weights included."""
+    model = model_of(hidden, seed, skip=skip)
     ev = ModelEvaluator(model)
     rng = np.random.default_rng(seed)
     sparse = (rng.random((40, engine.OBSERVATION_SIZE)) < 0.1) * rng.standard_normal(
@@ -62,9 +66,11 @@ def test_c_forward_pass_equals_the_numpy_reference_on_random_inputs(hidden, seed
         np.testing.assert_allclose(got, ref, **TOL)
 
 
-@pytest.mark.parametrize("players", [1, 2, 3, 4])
-def test_evaluation_is_the_reference_on_the_movers_observation_rotated_to_real_seats(players):
-    model = model_of((32, 16), seed=players)
+@pytest.mark.parametrize("players,skip", [(1, False), (2, False), (3, False), (4, False),
+                                          (2, True), (3, True)])
+def test_evaluation_is_the_reference_on_the_movers_observation_rotated_to_real_seats(players,
+                                                                                   skip):
+    model = model_of((32, 16), seed=players, skip=skip)
     ev = ModelEvaluator(model)
     for s in positions(players, 60, seed=10 + players):
         viewer = s.current_player if not s.is_chance() else s.turn_player

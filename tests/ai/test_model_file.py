@@ -46,7 +46,8 @@ def test_save_then_load_round_trips_weights_header_and_metadata(good):
     model = load_model(path)
     assert model.hidden == (16, 8)
     assert model.metadata == {"seed": 3}
-    assert str(arrays["format"]) == FORMAT and int(arrays["format_version"]) == FORMAT_VERSION
+    assert str(arrays["format"]) == FORMAT and int(arrays["format_version"]) == 1   # no skips
+    assert model.win_skip is None and model.money_skip is None
     assert int(arrays["observation_size"]) == engine.OBSERVATION_SIZE
     assert int(arrays["num_actions"]) == NUM_ACTIONS == 183
     assert int(arrays["num_layers"]) == 2
@@ -73,7 +74,9 @@ def test_a_missing_key_is_named(tmp_path, good, key):
 
 @pytest.mark.parametrize("key,value,words", [
     ("format", np.array("something-else"), ["format", "gallerist-model"]),
-    ("format_version", np.array(2), ["format_version", "layout version", "expects 1", "has 2"]),
+    ("format_version", np.array(3), ["format_version", "layout version", "reads 1 and 2",
+                                     "has 3"]),
+    ("format_version", np.array(2), ["win_skip", "missing"]),    # format 2 needs skip weights
     ("observation_version", np.array(engine.OBSERVATION_VERSION + 1),
      ["observation_version", "mismatch"]),
     ("observation_size", np.array(engine.OBSERVATION_SIZE - 1), ["observation_size", "mismatch"]),
@@ -212,3 +215,42 @@ def test_forward_softmaxes_win_over_present_seats_and_scales_money(good):
     assert (win[:, 0] == 1.0).all()
     with pytest.raises(ValueError, match="shape"):
         model.raw(np.zeros((2, 5), np.float32))
+
+
+def test_format_2_skip_weights_round_trip_and_add_the_linear_value(tmp_path):
+    """Format 2 (a linear value): the skip weights are saved, read back, and add
+    x @ win_skip / x @ money_skip to the heads; the policy is the network's alone."""
+    path = str(tmp_path / "skip.npz")
+    arrays = random_arrays((16, 8), seed=4, skip=True)
+    save_model(path, arrays, {})
+    with np.load(path, allow_pickle=False) as data:
+        assert int(data["format_version"]) == FORMAT_VERSION == 2
+    model = load_model(path)
+    np.testing.assert_array_equal(model.win_skip, arrays["win_skip"])
+    np.testing.assert_array_equal(model.money_skip, arrays["money_skip"])
+    assert set(model.arrays()) >= {"win_skip", "money_skip"}
+    obs = np.random.default_rng(2).random((3, engine.OBSERVATION_SIZE)).astype(np.float32)
+    no_skip = {k: v for k, v in arrays.items() if not k.endswith("_skip")}
+    save_model(str(tmp_path / "plain.npz"), no_skip, {})
+    plain = load_model(str(tmp_path / "plain.npz"))
+    w0, m0, p0 = plain.raw(obs)
+    w1, m1, p1 = model.raw(obs)
+    np.testing.assert_allclose(w1, w0 + obs @ arrays["win_skip"], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(m1, m0 + obs @ arrays["money_skip"], rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(p1, p0)
+
+
+def test_skip_weights_are_checked_by_name(tmp_path):
+    arrays = random_arrays((16,), seed=5, skip=True)
+    save_model(str(tmp_path / "ok.npz"), arrays, {})
+    with np.load(str(tmp_path / "ok.npz"), allow_pickle=False) as data:
+        good = {k: data[k] for k in data.files}
+    bad = dict(good, win_skip=np.zeros((engine.OBSERVATION_SIZE, 3), np.float32))
+    refused(write(tmp_path, bad), "win_skip", "expected", "got")
+    bad = dict(good)
+    del bad["money_skip"]
+    refused(write(tmp_path, bad), "money_skip", "missing")
+    bad = dict(good, format_version=np.array(1))     # skip weights in a format 1 file
+    refused(write(tmp_path, bad), "money_skip, win_skip", "unexpected", "format_version 2")
+    bad = dict(good, win_skip=np.full((engine.OBSERVATION_SIZE, 4), np.nan, np.float32))
+    refused(write(tmp_path, bad), "win_skip", "NaN")

@@ -326,7 +326,7 @@ def _bad_manifest(tmp_path, field, value):
 @pytest.mark.parametrize("case", ["missing dir", "not a selfplay dir", "other size",
                                   "other version", "not the engine's layout", "no shards", "no such players",
                                   "one game", "missing shard", "changed shard", "bad dtype",
-                                  "bad hidden",
+                                  "bad hidden", "bad linear value",
                                   "bad val fraction"])
 def test_bad_input_is_a_one_line_error(case, records, tmp_path, capsys):
     """Each bad input is refused with exit status 2 and one line naming the directory,
@@ -374,6 +374,8 @@ def test_bad_input_is_a_one_line_error(case, records, tmp_path, capsys):
         data, named = [folder], "obs is float64"
     elif case == "bad hidden":
         data, named, extra = [records], "--hidden '8,x'", ["--hidden", "8,x"]
+    elif case == "bad linear value":
+        data, named, extra = [records], "--linear-value -1.0: expected a penalty", ["--linear-value", "-1"]
     else:
         data, named, extra = [records], "--val-fraction 1.5: expected a share", ["--val-fraction", "1.5"]
     status, err = _cli([*data, "--out", out, *extra], capsys)
@@ -464,3 +466,64 @@ def test_win_weight_zero_trains_the_policy_alone(records, tmp_path) -> None:
     assert card["hyperparameters"]["win_weight"] == 0.0
     with pytest.raises(ValueError, match="win_weight"):
         tr.check_options({"win_weight": -1})
+
+
+def test_linear_value_makes_the_value_heads_linear_in_the_observation(records, tmp_path) -> None:
+    """linear_value > 0: the model file is format 2, its value is x @ skip + bias alone
+    (the network's win_w and money_w are zero), its policy the network's; the fitted
+    win forecast beats the constant on the held-out games (the synthetic outcome is a
+    linear function of the observation); the card names the penalty, the search loads
+    it as a value (win_weight 0 is then no refusal); the option is checked by name."""
+    from gallerist.ai.model_file import load_evaluator, load_model
+
+    out = tmp_path / "linear.npz"
+    card = tr.train([records], out, **{**TINY, "win_weight": 0.0, "linear_value": 10.0})
+    model = load_model(str(out))
+    assert model.win_skip is not None and model.money_skip is not None
+    assert not model.win_w.any() and not model.money_w.any()
+    with np.load(out, allow_pickle=False) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    assert int(arrays["format_version"]) == 2
+    obs = np.random.default_rng(6).normal(size=(32, SIZE)).astype(np.float32)
+    win, money, _ = model.raw(obs)
+    np.testing.assert_allclose(win, obs @ model.win_skip + model.win_b, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(money, obs @ model.money_skip + model.money_b, rtol=1e-4, atol=1e-4)
+    for want, got in zip(model.raw(obs), tr.jax_forward(arrays, obs)):
+        np.testing.assert_allclose(np.asarray(got), want, atol=1e-5, rtol=1e-5)
+    v = card["validation"]["win"]
+    assert v["brier"] < v["brier_constant"]
+    assert card["hyperparameters"]["linear_value"] == 10.0
+    assert card["linear_value"]["penalty"] == 10.0 and card["linear_value"]["win_fit"]["iterations"] > 0
+    assert load_evaluator(str(out), value=True) is not None
+    for bad in (-1, float("inf"), "strong", True):
+        with pytest.raises(ValueError, match="linear_value"):
+            tr.check_options({"linear_value": bad})
+
+
+def test_linear_value_fits_are_penalised_and_respect_absent_seats() -> None:
+    """ai.linear_value: a stronger penalty gives smaller weights; seats absent from every
+    row get zero weights; 3-seat rows are a softmax over 3 seats (a seat's weights are fitted
+    to its own outcome)."""
+    from gallerist.ai.linear_value import fit_linear_value
+
+    rng = np.random.default_rng(3)
+    n, d = 600, 12
+    x = rng.normal(size=(n, d)).astype(np.float32)
+    players = np.full(n, 3, np.int8)
+    logits = np.stack([x[:, 0], x[:, 1], x[:, 2]], 1) * 2
+    p = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+    winner = np.array([rng.choice(3, p=row) for row in p])
+    share = np.zeros((n, 4), np.float32)
+    share[np.arange(n), winner] = 1
+    money = np.zeros((n, 4), np.float32)
+    money[:, :3] = 50 + 10 * x[:, :3]
+    arrays = {"obs": x, "num_players": players, "win_share": share, "final_money": money}
+    weak, _ = fit_linear_value(arrays, 0.1, 100.0)
+    strong, _ = fit_linear_value(arrays, 1000.0, 100.0)
+    assert np.abs(strong["win_skip"]).sum() < np.abs(weak["win_skip"]).sum()
+    assert not weak["win_skip"][:, 3].any() and not weak["money_skip"][:, 3].any()
+    for k in range(3):      # seat k's logit leans on feature k
+        assert np.argmax(weak["win_skip"][:3, k] - weak["win_skip"][:3].mean(1)) == k
+    np.testing.assert_allclose(weak["money_skip"][:3, :3], 0.1 * np.eye(3), atol=0.01)
+    with pytest.raises(ValueError, match="penalty"):
+        fit_linear_value(arrays, 0.0, 100.0)
