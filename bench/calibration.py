@@ -31,7 +31,9 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import functools
 import gzip
+import hashlib
 import json
 import os
 import random
@@ -189,8 +191,24 @@ def _init_evaluator(bots: tuple, games: dict) -> None:
 
 
 def setup(spec: str, budget: Budget) -> str:
-    """What a row was computed with: rows of another setup are computed again."""
-    return f"{spec} iterations={budget.iterations},time_ms={budget.time_ms:g},depth={budget.depth}"
+    """What a row was computed with: rows of another setup are computed again. The
+    default bot's rows also name the model file it searched with (its sha256), so a new
+    packaged model (or --model / $GALLERIST_MODEL) has them computed again."""
+    how = f"{spec} iterations={budget.iterations},time_ms={budget.time_ms:g},depth={budget.depth}"
+    if spec.startswith(DEFAULT_BOT):
+        how += f" model={_default_model_digest()}"
+    return how
+
+
+@functools.lru_cache(maxsize=1)
+def _default_model_digest() -> str:
+    """The first 16 hex digits of the default model file's sha256 ("none" without one)."""
+    from gallerist.ai.model_file import default_model_present, model_path
+
+    if not default_model_present():
+        return "none"
+    with open(model_path(""), "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()[:16]
 
 
 def _evaluate_one(job: tuple[Position, tuple[str, ...]]) -> list[dict[str, Any]]:

@@ -109,3 +109,30 @@ def test_soft_labels_average_the_real_game_and_its_continuations(bench, tmp_path
     assert out["positions"] == len(todo) and out["labels_per_position"] == 4.0
     labels = [(p.win[p.mover] + 3 * (1.0 if p.mover == 1 else 0.0)) / 4 for p in todo]
     assert out["constant"] == pytest.approx(brier([0.5] * len(todo), labels))
+
+
+def test_the_default_bots_rows_name_the_model_file_they_searched_with(bench, tmp_path,
+                                                                      monkeypatch):
+    """A row of the default bot is kept only if it was computed with the same model file:
+    its setup names the file's sha256, so a new packaged model (or $GALLERIST_MODEL) has
+    the rows computed again; other bots' setups do not depend on the model."""
+    import shutil
+
+    from gallerist.ai.bot import Budget
+    from gallerist.ai.model_file import ENV_VAR, PACKAGED, random_arrays, save_model
+
+    budget = Budget(time_ms=200)
+    default = f"{bench.DEFAULT_BOT},calibrated=false,reuse=false"
+    bench._default_model_digest.cache_clear()
+    packaged = bench.setup(default, budget)
+    assert " model=" in packaged and "none" not in packaged
+    assert " model=" not in bench.setup("mcts:calibrated=false,reuse=false", budget)
+    copy = tmp_path / "copy.npz"
+    shutil.copy(PACKAGED, copy)
+    other = tmp_path / "other.npz"
+    save_model(str(other), random_arrays((8,), seed=1), {})
+    for path, same in ((copy, True), (other, False)):
+        monkeypatch.setenv(ENV_VAR, str(path))
+        bench._default_model_digest.cache_clear()
+        assert (bench.setup(default, budget) == packaged) is same
+    bench._default_model_digest.cache_clear()
