@@ -25,7 +25,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["fit_linear_value", "fit_win", "fit_money"]
+__all__ = ["fit_linear_value", "fit_win", "fit_ridge"]
 
 #: Rows per block of the ridge's Gram matrix (float64 blocks of ~0.7 GB at most).
 _BLOCK = 50_000
@@ -78,14 +78,14 @@ def fit_win(obs: np.ndarray, win_share: np.ndarray, num_players: np.ndarray, pen
     return w, b, {"loss": float(result.fun), "iterations": int(result.nit)}
 
 
-def fit_money(obs: np.ndarray, money: np.ndarray, num_players: np.ndarray, penalty: float
+def fit_ridge(obs: np.ndarray, target: np.ndarray, num_players: np.ndarray, penalty: float
               ) -> tuple[np.ndarray, np.ndarray]:
-    """Each tensor seat's money (already divided by money_scale) as a ridge regression
-    on the observation, over the rows where the seat is present; a seat present in no row
-    gets zero weights. Returns (W (d, seats) float32, b (seats,) float32)."""
+    """Each tensor seat's target (the money heads': money / money_scale) as a centred
+    ridge regression on the observation, over the rows where the seat is present; a seat
+    present in no row gets zero weights. Returns (W (d, seats) float32, b (seats,) float32)."""
     x = np.asarray(obs, np.float32)
     rows, d = x.shape
-    seats = money.shape[1]
+    seats = target.shape[1]
     present = _present(num_players, seats)
     w_out = np.zeros((d, seats), np.float32)
     b_out = np.zeros(seats, np.float32)
@@ -96,7 +96,7 @@ def fit_money(obs: np.ndarray, money: np.ndarray, num_players: np.ndarray, penal
         gram = np.zeros((d, d))
         sx = np.zeros(d)
         xy = np.zeros(d)
-        yk = np.asarray(money[idx, k], np.float64)
+        yk = np.asarray(target[idx, k], np.float64)
         for start in range(0, len(idx), _BLOCK):
             part = idx[start:start + _BLOCK]
             xb = x[part].astype(np.float64)
@@ -131,6 +131,6 @@ def fit_linear_value(arrays: Mapping[str, np.ndarray], penalty: float, money_sca
     win = arrays.get("target_win", arrays["win_share"])
     money = arrays.get("target_money", arrays["final_money"])
     w, b, info = fit_win(arrays["obs"], win, arrays["num_players"], penalty)
-    mw, mb = fit_money(arrays["obs"], np.asarray(money, np.float64) / money_scale,
+    mw, mb = fit_ridge(arrays["obs"], np.asarray(money, np.float64) / money_scale,
                        arrays["num_players"], penalty)
     return {"win_skip": w, "win_b": b, "money_skip": mw, "money_b": mb}, info

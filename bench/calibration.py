@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import functools
 import gzip
-import hashlib
 import json
 import os
 import random
@@ -204,11 +203,9 @@ def setup(spec: str, budget: Budget) -> str:
 def _default_model_digest() -> str:
     """The first 16 hex digits of the default model file's sha256 ("none" without one)."""
     from gallerist.ai.model_file import default_model_present, model_path
+    from gallerist.ai.records_format import sha256_file
 
-    if not default_model_present():
-        return "none"
-    with open(model_path(""), "rb") as fh:
-        return hashlib.sha256(fh.read()).hexdigest()[:16]
+    return sha256_file(model_path(""))[:16] if default_model_present() else "none"
 
 
 def _evaluate_one(job: tuple[Position, tuple[str, ...]]) -> list[dict[str, Any]]:

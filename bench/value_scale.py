@@ -25,7 +25,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from gallerist.ai import forecast_metrics as fm  # noqa: E402
-from gallerist.ai.linear_value import fit_money  # noqa: E402
+from gallerist.ai.linear_value import fit_ridge  # noqa: E402
 from gallerist.ai.train_data import load_records, split_by_game  # noqa: E402
 from gallerist.ai.train_options import check_options  # noqa: E402
 
@@ -47,7 +47,7 @@ def ridge_forecast(train, obs: np.ndarray, lam: float) -> np.ndarray:
     """A linear forecast of the own seat's win share (2-player rows of `train`: ridge
     regression on the observation and a constant, L2 penalty `lam`), clipped to [0, 1]."""
     rows, y, _ = own_seat(train)
-    w, b = fit_money(train.arrays["obs"][rows], np.asarray(y, np.float64)[:, None],
+    w, b = fit_ridge(train.arrays["obs"][rows], np.asarray(y, np.float64)[:, None],
                      np.ones(len(rows), np.int8), lam)    # the same centred ridge, one column
     return np.clip(obs.astype(np.float64) @ w[:, 0].astype(np.float64) + float(b[0]), 0.0, 1.0)
 
