@@ -36,5 +36,7 @@ cdef class ModelEvaluator(Evaluator):
                         double* win) noexcept nogil
     cdef void policy(self, const StateC* s, const action_t* actions, int n,
                      float* priors) noexcept nogil
+    cdef void policy_logits(self, const StateC* s, const action_t* actions, int n,
+                            float* logits) noexcept nogil
     cdef long evaluate_policy(self, const StateC* s, double* money, double* win,
                               const action_t* actions, int n, float* priors) noexcept nogil

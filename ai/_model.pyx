@@ -245,6 +245,31 @@ cdef class ModelEvaluator(Evaluator):
               NUM_ACTIONS, logits)
         softmax_over(logits, actions, n, priors)
 
+    cdef void policy_logits(self, const StateC* s, const action_t* actions, int n,
+                            float* logits) noexcept nogil:
+        """logits[k] of actions[k], k < n (the legal actions of decision point s): only
+        those columns of the policy head, over the nonzero hidden units (what a rollout
+        drawing from the policy needs; `policy` computes every logit, then the softmax)."""
+        cdef float obs[OBSERVATION_SIZE]
+        cdef float a[MODEL_MAX_WIDTH]
+        cdef float b[MODEL_MAX_WIDTH]
+        cdef int nz[MODEL_MAX_WIDTH]
+        cdef int H = self.net.width[self.net.num_layers - 1], j, k, m = 0
+        cdef const float* h
+        cdef const float* w = self.net.policy_w
+        cdef float acc
+        self._observe(s, obs)
+        h = net_trunk(&self.net, obs, a, b)
+        for j in range(H):
+            if h[j] != 0:
+                nz[m] = j
+                m += 1
+        for k in range(n):
+            acc = self.net.policy_b[actions[k]]
+            for j in range(m):
+                acc += h[nz[j]] * w[nz[j] * NUM_ACTIONS + actions[k]]
+            logits[k] = acc
+
     cdef long evaluate_policy(self, const StateC* s, double* money, double* win,
                               const action_t* actions, int n, float* priors) noexcept nogil:
         """`evaluate` and `policy` of one position from one pass through the trunk."""
@@ -297,6 +322,18 @@ cdef class ModelEvaluator(Evaluator):
         n = state_legal_actions(&state.s, buf)
         self.policy(&state.s, buf, n, pr)
         return {int(buf[k]): float(pr[k]) for k in range(n)}
+
+    def legal_logits(self, GameState state):
+        """{action: logit} over the legal actions of a decision point (`policy_logits`:
+        what a rollout with rollout=model draws from)."""
+        cdef action_t buf[MAX_LEGAL]
+        cdef float lg[MAX_LEGAL]
+        cdef int k, n
+        if state.s.terminal or state_current_player(&state.s) < 0:
+            raise ValueError("legal_logits need a decision point (not a chance event or the end)")
+        n = state_legal_actions(&state.s, buf)
+        self.policy_logits(&state.s, buf, n, lg)
+        return {int(buf[k]): float(lg[k]) for k in range(n)}
 
     def evaluate_many(self, GameState state, int repeats):
         """Evaluate `state` `repeats` times without the GIL (benchmarks); returns the

@@ -1,5 +1,6 @@
 """Type stub of ai._rollout, the rollout policy and evaluator (ai/_rollout.pyx)."""
 from gallerist.ai._evaluation import Evaluator
+from gallerist.ai._model import ModelEvaluator
 from gallerist.engine.state import GameState
 
 #: Rollout policy names, by their C number.
@@ -9,7 +10,10 @@ class RolloutEvaluator(Evaluator):
     inner: Evaluator
     policy: int
     cutoff: int
-    def __init__(self, inner: Evaluator, *, policy: str, cutoff: int) -> None: ...
+    network: ModelEvaluator | None
+    temperature: float
+    def __init__(self, inner: Evaluator, *, policy: str, cutoff: int,
+                 network: ModelEvaluator | None = None, temperature: float = 1.0) -> None: ...
 
 def playout_shares(state: GameState, viewer: int, count: int, max_ms: float = 0.0,
                    seed: int = 0) -> tuple[list[float], int]: ...

@@ -1,7 +1,8 @@
 # cython: language_level=3
-"""The rollout policy (uniform, or static preferences per action id) and
-`RolloutEvaluator`: play a position on to the end or for `cutoff` decisions, then take
-the exact result or another evaluator's estimate (MCTS's leaf estimate)."""
+"""The rollout policy (uniform, static preferences per action id, or a trained network's
+policy) and `RolloutEvaluator`: play a position on to the end or for `cutoff` decisions,
+then take the exact result or another evaluator's estimate (MCTS's leaf estimate)."""
+from libc.math cimport exp
 from libc.string cimport memcpy, memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
@@ -14,8 +15,9 @@ from gallerist.engine.state cimport GameState
 cimport gallerist.engine._core as core
 from gallerist.ai._common cimport rng_unit
 from gallerist.ai._evaluation cimport Evaluator, leaf_values
+from gallerist.ai._model cimport ModelEvaluator
 
-POLICIES = ("random", "heuristic")   # rollout policy names, by their C number
+POLICIES = ("random", "heuristic", "model")   # rollout policy names, by their C number
 
 cdef float POLICY_WEIGHT[NUM_ACTIONS]
 
@@ -60,8 +62,42 @@ cdef int choose_policy(StateC* s, int policy, RngC* rng, action_t* buf) noexcept
     return buf[n - 1]
 
 
+cdef int choose_model(StateC* s, ModelEvaluator network, double temperature, RngC* rng,
+                      action_t* buf) noexcept nogil:
+    """One move drawn from the network's policy over the legal moves at temperature
+    `temperature` (the softmax of its logits / temperature; 1: the policy itself)."""
+    cdef int n = state_legal_actions(s, buf), i
+    cdef float logit[MAX_LEGAL]
+    cdef double p[MAX_LEGAL]
+    cdef double total = 0, r, top
+    if n <= 1:
+        return buf[0]
+    network.policy_logits(s, buf, n, logit)
+    top = logit[0]
+    for i in range(1, n):
+        if logit[i] > top:
+            top = logit[i]
+    for i in range(n):
+        p[i] = exp((logit[i] - top) / temperature)
+        total += p[i]
+    r = rng_unit(rng) * total
+    for i in range(n):
+        r -= p[i]
+        if r <= 0:
+            return buf[i]
+    return buf[n - 1]
+
+
 cdef int rollout(StateC* s, int policy, int cutoff, RngC* rng) noexcept nogil:
-    """Play on to the end, or for `cutoff` decisions when cutoff > 0; returns decisions."""
+    """Play on to the end, or for `cutoff` decisions when cutoff > 0, with policy 0
+    (uniform) or 1 (heuristic); returns decisions."""
+    return rollout_with(s, policy, cutoff, None, 1.0, rng)
+
+
+cdef int rollout_with(StateC* s, int policy, int cutoff, ModelEvaluator network,
+                      double temperature, RngC* rng) noexcept nogil:
+    """`rollout` with any policy: 2 draws from `network`'s (choose_model), which must
+    then be given."""
     cdef action_t buf[MAX_LEGAL]
     cdef int d = 0
     while not s.terminal and s.num_tasks > 0:
@@ -69,6 +105,9 @@ cdef int rollout(StateC* s, int policy, int cutoff, RngC* rng) noexcept nogil:
             break
         if state_current_player(s) == PLAYER_CHANCE:
             state_apply(s, <action_t>state_sample_chance(s, rng))
+        elif policy == 2:
+            state_apply(s, <action_t>choose_model(s, network, temperature, rng, buf))
+            d += 1
         else:
             state_apply(s, <action_t>choose_policy(s, policy, rng, buf))
             d += 1
@@ -82,23 +121,36 @@ cdef class RolloutEvaluator(Evaluator):
     Args:
         inner: the evaluator where the playout stops short of the end; its
             win_temperature is this evaluator's too.
-        policy: "random" (uniform) or "heuristic" (static preferences per action id).
+        policy: "random" (uniform), "heuristic" (static preferences per action id) or
+            "model" (drawn from `network`'s policy: one forward pass a decision).
         cutoff: decisions to play before asking `inner` (0 = play to the end).
-        (No defaults here: MctsBot's signature holds them.)
+        network: policy="model": the ai._model.ModelEvaluator whose policy plays.
+        temperature: policy="model": its priors are raised to 1 / temperature (> 0;
+            1 as they are, lower sharper).
+        (No defaults here but network's and temperature's: MctsBot's signature holds
+        them.)
     """
 
-    def __init__(self, Evaluator inner not None, *, str policy, int cutoff):
+    def __init__(self, Evaluator inner not None, *, str policy, int cutoff,
+                 ModelEvaluator network=None, double temperature=1.0):
         if policy not in POLICIES:
-            raise ValueError(f"rollout policy must be 'random' or 'heuristic', got {policy!r}")
+            raise ValueError(f"rollout policy must be one of {', '.join(POLICIES)}, got {policy!r}")
         if cutoff < 0:
             raise ValueError(f"rollout cutoff must be >= 0, got {cutoff}")
+        if (policy == "model") != (network is not None):
+            raise ValueError("rollout policy 'model' needs a network, and only it takes one")
+        if not temperature > 0 or temperature == float("inf"):
+            raise ValueError(f"rollout temperature must be a finite number > 0, got {temperature}")
         super().__init__(win_temperature=inner.win_temperature)
         self.inner = inner
         self.policy = POLICIES.index(policy)
         self.cutoff = cutoff
+        self.network = network
+        self.temperature = temperature
 
     cdef long evaluate(self, StateC* s, RngC* rng, double* money, double* win) noexcept nogil:
-        cdef long d = rollout(s, self.policy, self.cutoff, rng)
+        cdef long d = rollout_with(s, self.policy, self.cutoff, self.network,
+                                   self.temperature, rng)
         return d + leaf_values(self.inner, s, rng, money, win)
 
     cdef void win_from_money(self, const double* money, int n, double* win) noexcept nogil:

@@ -70,7 +70,10 @@ class MctsBot(BaseBot):
         time_ms: default time budget (0 = none).
         threads: search threads.
         c: UCT exploration constant.
-        rollout: "random" or "heuristic".
+        rollout: "random", "heuristic" or "model" (moves drawn from the network's
+            policy, its priors ** (1 / rollout_temperature): one forward pass a rollout
+            decision).
+        rollout_temperature: rollout=model: the temperature of its draws (> 0).
         cutoff: eval=rollout: rollout length in decisions before evaluating (0 = play to
             the end).
         eval: the leaf estimate: "rollout" (above), "model" (the network) or "mix"
@@ -105,7 +108,7 @@ class MctsBot(BaseBot):
 
     def __init__(self, evaluator: Evaluator | None = None, *, seed: int = 0,
                  iterations: int = 0, time_ms: float = 0.0, threads: int = 1, c: float = 0.7,
-                 rollout: str = "random", cutoff: int = 0,
+                 rollout: str = "random", rollout_temperature: float = 1.0, cutoff: int = 0,
                  eval: str = "rollout", rollout_steps: int = 0, prior: str = "none",
                  model_weight: float = 0.5,
                  c_puct: float = 1.5, model: str = "",
@@ -114,7 +117,14 @@ class MctsBot(BaseBot):
                  solo_scale: float = 50.0, reuse: bool = True,
                  max_nodes: int = 2_000_000, calibrated: bool = True) -> None:
         if rollout not in POLICIES:
-            raise ValueError(f"mcts option rollout must be 'random' or 'heuristic', got {rollout!r}")
+            raise ValueError(f"mcts option rollout must be one of {', '.join(POLICIES)}, "
+                             f"got {rollout!r}")
+        if not (math.isfinite(rollout_temperature) and rollout_temperature > 0):
+            raise ValueError(f"mcts option rollout_temperature must be a finite number > 0, "
+                             f"got {rollout_temperature}")
+        if rollout_temperature != 1.0 and rollout != "model":
+            raise ValueError(f"mcts option rollout_temperature needs rollout=model, "
+                             f"got rollout={rollout}")
         if eval not in ("rollout", "model", "mix"):
             raise ValueError(f"mcts option eval must be 'rollout', 'model' or 'mix', got {eval!r}")
         if not 0 <= model_weight <= 1:
@@ -128,9 +138,9 @@ class MctsBot(BaseBot):
                              f"got {rollout_steps} with eval={eval}")
         if not math.isfinite(c_puct) or c_puct < 0:
             raise ValueError(f"mcts option c_puct must be a finite number >= 0, got {c_puct}")
-        if model and eval == "rollout" and prior == "none":
-            raise ValueError("mcts option model needs eval=model, eval=mix, prior=model "
-                             "or prior=auto")
+        if model and eval == "rollout" and prior == "none" and rollout != "model":
+            raise ValueError("mcts option model needs eval=model, eval=mix, prior=model, "
+                             "prior=auto or rollout=model")
         if eval != "rollout":
             check_model_eval("mcts", calibrated, evaluator, option=f"eval={eval}")
         if not 1 <= threads <= 64:
@@ -154,15 +164,17 @@ class MctsBot(BaseBot):
         self.time_ms = time_ms
         self.threads = threads
         self.reuse = reuse
-        wants = eval != "rollout" or prior == "model" or (
+        wants = eval != "rollout" or prior == "model" or rollout == "model" or (
             prior == "auto" and (bool(model) or default_model_present()))
         network = load_evaluator(model, value=eval != "rollout") if wants else None
+        playing = dict(policy=rollout, network=network if rollout == "model" else None,
+                       temperature=rollout_temperature)
         if eval == "model":
             evaluator = network if not rollout_steps else RolloutEvaluator(
-                network, policy=rollout, cutoff=rollout_steps)
+                network, cutoff=rollout_steps, **playing)
         elif evaluator is None:
             evaluator = RolloutEvaluator(HeuristicEvaluator(win_temperature=win_temperature),
-                                         policy=rollout, cutoff=cutoff)
+                                         cutoff=cutoff, **playing)
             if eval == "mix":
                 evaluator = MixEvaluator(network, evaluator, weight=model_weight)
         elif not isinstance(evaluator, Evaluator):

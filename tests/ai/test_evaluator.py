@@ -96,6 +96,42 @@ def test_rollout_evaluator_asks_its_inner_evaluator_at_the_cutoff() -> None:
         RolloutEvaluator(inner, policy="smart", cutoff=0)
 
 
+def test_a_model_rollout_draws_its_moves_from_the_networks_policy(tmp_path) -> None:
+    """rollout=model: a network that puts nearly all its policy on one move makes the
+    rollout play it (the inner evaluator, one decision on, sees the position after it);
+    a high temperature flattens the draw toward uniform."""
+    from gallerist.ai._model import ModelEvaluator
+    from gallerist.ai.model_file import load_model, random_arrays, save_model
+    s = random_decision_states(2, 1, seed=7)[0]
+    legal = s.legal_actions()
+    assert len(legal) >= 3
+    target = legal[-1]
+    after = s.copy()
+    after.apply(target)
+    arrays = random_arrays((8,), seed=1)
+    arrays["policy_w"][:] = 0
+    arrays["policy_b"][:] = 0
+    arrays["policy_b"][target] = 8.0
+    save_model(str(tmp_path / "fav.npz"), arrays, {})
+    network = ModelEvaluator(load_model(str(tmp_path / "fav.npz")))
+
+    def share(temperature: float) -> float:
+        ev = RolloutEvaluator(PreferPosition(after.state_bytes()), policy="model", cutoff=1,
+                              network=network, temperature=temperature)
+        return sum(ev.values(s, seed=k)[0][0] == 100.0 for k in range(200)) / 200
+
+    assert share(1.0) > 0.95                       # prior of the target ~ 0.999
+    assert share(1000.0) < 2.0 / len(legal)        # nearly uniform
+    with pytest.raises(ValueError, match="needs a network"):
+        RolloutEvaluator(HeuristicEvaluator(), policy="model", cutoff=0)
+    with pytest.raises(ValueError, match="needs a network"):
+        RolloutEvaluator(HeuristicEvaluator(), policy="random", cutoff=0, network=network)
+    for bad in (0.0, -1.0, math.inf, math.nan):
+        with pytest.raises(ValueError, match="temperature must be"):
+            RolloutEvaluator(HeuristicEvaluator(), policy="model", cutoff=0, network=network,
+                             temperature=bad)
+
+
 def test_mix_evaluator_weights_its_two_estimates_each_on_its_own_copy() -> None:
     """MixEvaluator: weight * first + (1 - weight) * second, money and win alike; the
     first evaluator's playout does not move the position the second one sees."""

@@ -105,6 +105,23 @@ def test_priors_are_the_softmax_of_the_policy_over_the_legal_actions():
         np.testing.assert_allclose([got[a] for a in legal], want, **TOL)
 
 
+def test_legal_logits_are_the_policy_heads_columns_of_the_legal_actions():
+    """What rollout=model draws from: the logits of the legal actions only, computed
+    over the nonzero hidden units, are the full policy head's (Model.raw) to 1e-5."""
+    model = model_of((64, 64), seed=6, scale=3.0)
+    ev = ModelEvaluator(model)
+    for s in positions(2, 60, seed=8):
+        if s.is_chance():
+            with pytest.raises(ValueError, match="decision point"):
+                ev.legal_logits(s)
+            continue
+        legal = s.legal_actions()
+        _, _, logits = model.raw(s.observation(s.current_player))
+        got = ev.legal_logits(s)
+        assert list(got) == legal
+        np.testing.assert_allclose([got[a] for a in legal], np.ravel(logits)[legal], **TOL)
+
+
 def test_a_model_that_favours_one_action_gives_it_the_prior():
     arrays = random_arrays((8,), seed=0)
     arrays["policy_w"][:] = 0

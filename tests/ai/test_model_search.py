@@ -36,6 +36,8 @@ SPECS = [
     "mcts:iterations=12,eval=model,calibrated=false,model={}",
     "mcts:iterations=12,eval=model,rollout_steps=3,prior=model,calibrated=false,model={}",
     "mcts:iterations=12,prior=model,cutoff=10,model={}",
+    "mcts:iterations=12,prior=model,rollout=model,model={}",
+    "mcts:iterations=12,rollout=model,rollout_temperature=0.5,model={}",
     "mcts:iterations=12,eval=mix,prior=model,calibrated=false,model={}",
     "expectimax:depth=1,eval=model,calibrated=false,model={}",
 ]
@@ -217,7 +219,10 @@ def test_the_packaged_default_is_used_when_no_path_is_given(monkeypatch, tmp_pat
     ("mcts:model_weight=0.3", "model_weight needs eval=mix"),
     ("mcts:prior=policy", "prior must be 'none', 'model' or 'auto'"),
     ("mcts:rollout_steps=3", "needs eval=model"),
-    ("mcts:model=x.npz", "model needs eval=model, eval=mix, prior=model or prior=auto"),
+    ("mcts:model=x.npz", "model needs eval=model, eval=mix, prior=model, prior=auto or rollout=model"),
+    ("mcts:rollout=neural", "rollout must be one of random, heuristic, model"),
+    ("mcts:rollout_temperature=0.5", "rollout_temperature needs rollout=model"),
+    ("mcts:rollout=model,rollout_temperature=0", "rollout_temperature must be a finite number > 0"),
     ("expectimax:model=x.npz", "model needs eval=model"),
     ("mcts:prior=model,c_puct=-1", "c_puct"),
 ])
