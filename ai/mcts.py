@@ -208,6 +208,12 @@ class MctsBot(BaseBot):
         for eng in self._engines.values():
             eng.stop()
 
+    def engine(self, num_players: int) -> MctsEngine:
+        """The C search (ai._mcts.MctsEngine) that searches a `num_players` game: the
+        PUCT engine where the prior is used (`uses_prior`), else the UCT one (benchmarks
+        drive it directly)."""
+        return self._engines[self.uses_prior(num_players)]
+
     def uses_prior(self, num_players: int) -> bool:
         """Whether a search of a `num_players` game selects by PUCT with the model's
         policy (prior=model, or prior=auto at a player count the model was trained on)."""
@@ -233,7 +239,7 @@ class MctsBot(BaseBot):
         if iterations <= 0 and time_ms <= 0:
             iterations = self.FALLBACK_ITERATIONS
         legal = self.root_moves(state, moves)
-        eng = self._engines[self.uses_prior(state.num_players)]
+        eng = self.engine(state.num_players)
         with self._lock:
             t0 = time.perf_counter()
             seed = (self.seed * 1_000_003 + self._calls) & 0xFFFFFFFFFFFFFFFF

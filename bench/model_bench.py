@@ -12,9 +12,10 @@ Prints:
   points from early to late game at 2, 3 and 4 players; and the same for the policy
   (priors over the legal moves);
 - MCTS iterations/s (the C search alone, as bench/search_bench.py) with the model as
-  leaf value and prior (eval=model,prior=model), on 1 and 2 threads, the speed-up, and
-  the rollout MCTS for comparison; the load average, since the 2-thread figure needs two
-  free cores. "Per CPU second, 2 threads / 1" is iterations per CPU second of the process
+  PUCT prior after rollouts (prior=model, the default bot's search at 2 players) and,
+  when the model has a value, as leaf value and prior (eval=model,prior=model), on 1
+  and 2 threads, the speed-up, and the rollout MCTS for comparison; the load average,
+  since the 2-thread figure needs two free cores. "Per CPU second, 2 threads / 1" is iterations per CPU second of the process
   with 2 threads over that with 1 (1.0: the threads do not slow each other down), which a
   busy machine does not distort; on two free cores the speed-up would be about twice it.
 """
@@ -50,7 +51,7 @@ def policy_speed(ev, states, repeats: int) -> float:
 def mcts_speed(spec: str, states, threads: int, iterations: int) -> dict:
     """Iterations/s of the C search with `threads` trees: per wall second, and per CPU
     second of the process (which the other jobs of a shared machine do not inflate)."""
-    eng = ai.make_bot(f"{spec},threads={threads}")._engine
+    eng = ai.make_bot(f"{spec},threads={threads}").engine(2)
     total = 0
     t0, c0 = time.perf_counter(), time.process_time()
     for i, s in enumerate(states):
@@ -64,6 +65,14 @@ def mcts_speed(spec: str, states, threads: int, iterations: int) -> dict:
         total += eng.stats()["iterations"]
     return {"threads": threads, "iterations_per_s": total / (time.perf_counter() - t0),
             "iterations_per_cpu_s": total / (time.process_time() - c0)}
+
+
+def policy_only(ev) -> bool:
+    """Whether a model was trained without a value (win_weight 0, no linear value: a
+    PUCT prior such as the packaged one), so it can be timed only as a prior."""
+    hyper = ev.model.metadata.get("hyperparameters")
+    return isinstance(hyper, dict) and hyper.get("win_weight") == 0 \
+        and not hyper.get("linear_value")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,8 +113,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     states = sample_states(2, 6 if args.quick else 20, seed=1, plies=(30, 200))
     iters = 2000 if args.quick else 6000
-    specs = {"model": f"mcts:eval=model,prior=model,calibrated=false,model={path}",
-             "rollout": "mcts:rollout=random"}
+    specs = {"prior": f"mcts:prior=model,model={path}", "rollout": "mcts:rollout=random"}
+    if not policy_only(ev):   # a model with a value: the leaf value and the prior
+        specs = {"model": f"mcts:eval=model,prior=model,calibrated=false,model={path}",
+                 **specs}
     print("MCTS iterations/s (2 players, the C search alone)")
     for name, spec in specs.items():
         one = mcts_speed(spec, states, 1, iters)

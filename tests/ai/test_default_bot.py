@@ -71,6 +71,16 @@ def test_prior_auto_is_puct_where_the_model_was_trained_and_uct_elsewhere(two_pl
     assert ranking(auto, s) == ranking(ai.make_bot(same, seed=1), s)
 
 
+def test_engine_is_the_search_of_that_player_count(two_player_model):
+    """MctsBot.engine(n), what benchmarks drive, is PUCT's engine where the prior is used
+    and UCT's elsewhere; a bot without a prior has one engine for every count."""
+    auto = ai.make_bot(f"mcts:prior=auto,model={two_player_model}")
+    assert auto.engine(2) is not auto.engine(3) and auto.engine(3) is auto.engine(4)
+    assert auto.engine(2).prior is auto.network and auto.engine(3).prior is None
+    plain = ai.make_bot("mcts")
+    assert len({id(plain.engine(n)) for n in (1, 2, 3, 4)}) == 1
+
+
 def test_prior_auto_differs_from_uct_where_it_uses_the_prior(two_player_model):
     """The check above could not fail if the prior did nothing: at 2 players it must steer
     the visits away from UCT's."""
