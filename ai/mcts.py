@@ -14,7 +14,7 @@ from gallerist.ai._mcts import MctsEngine
 from gallerist.ai._rollout import POLICIES, RolloutEvaluator
 from gallerist.ai.bot import MIN_SEARCH_MS, Analysis, BaseBot, Budget, MoveInfo, decision_player
 from gallerist.ai.model_file import (
-    check_model_eval, default_model_present, load_evaluator, trained_player_counts,
+    auto_priors, check_model_eval, default_model_present, load_evaluator,
 )
 from gallerist.engine.actions import action_to_string
 
@@ -38,10 +38,13 @@ class MctsBot(BaseBot):
     P the network's policy over the legal moves (stored per child when a node is
     expanded, from that iteration's determinization) and an unvisited child's Q the
     node's own mean reward; chance points are sampled as with UCT. With `prior=auto`
-    (the service's and the CLI's default bot, ai.spec.DEFAULT_BOT) PUCT is used where the
+    (the service's and the CLI's default bot, ai.spec.DEFAULT_BOT) PUCT is used where a
     model was trained: at the player counts of its training games (its metadata; all
     counts when the metadata does not say), UCT at the others, and UCT everywhere when
-    there is no model (no `model`, no $GALLERIST_MODEL, no packaged file). The model file
+    there is no model (no `model`, no $GALLERIST_MODEL, no packaged file). Naming no
+    model, it takes each count's prior from the packaged models (ai/models/default.npz
+    first, then the other files there, such as default-3p.npz for 3 players:
+    ai.model_file.auto_priors). The model file
     (`model`, default $GALLERIST_MODEL or the packaged ai/models/default.npz:
     ai.model_file.model_path) is read and checked when the
     bot is made: a missing, corrupt or mismatched file is a ModelFileError (a
@@ -82,8 +85,8 @@ class MctsBot(BaseBot):
         model_weight: eval=mix: the network's share of the leaf value, in [0, 1].
         rollout_steps: eval=model: rollout decisions before asking the network (0 = none).
         prior: "none" (UCT, constant c), "model" (PUCT with the network's policy) or
-            "auto" (PUCT at the player counts the model was trained on, when there is
-            a model; UCT otherwise).
+            "auto" (PUCT at the player counts the model was trained on, or without
+            `model` each packaged model at its own counts; UCT otherwise).
         c_puct: PUCT's constant (prior=model).
         model: the model file of eval=model, eval=mix and prior=model/auto ("" =
             $GALLERIST_MODEL, else the packaged ai/models/default.npz; an error when
@@ -181,22 +184,23 @@ class MctsBot(BaseBot):
             raise ValueError(f"mcts evaluator must be an Evaluator, got {type(evaluator).__name__}")
         self.evaluator = evaluator
         self.network = network
-        every = frozenset(range(1, 5))   # solo to 4 players
-        if prior == "none" or network is None:
-            self.prior_players: frozenset[int] = frozenset()
-        elif prior == "model":
-            self.prior_players = every
-        else:
-            self.prior_players = trained_player_counts(network.model) or every
-        # one engine per selection rule in use, keyed by "uses the prior" (trees grow
-        # only when searched)
-        needed = {True: bool(self.prior_players), False: self.prior_players != every}
+        # the prior of each player count that searches by PUCT (none: UCT)
+        self._priors: dict[int, Any] = {}
+        if prior == "model":
+            self._priors = dict.fromkeys(range(1, 5), network)   # solo to 4 players
+        elif prior == "auto" and network is not None:
+            self._priors = auto_priors(model)
+        # one engine per prior in use (None: UCT), keyed by the prior's id; trees grow
+        # only when searched
+        priors = {id(p): p for p in self._priors.values()}
+        if len(self._priors) < 4:
+            priors[id(None)] = None
         self._engines = {
-            use: MctsEngine(threads, evaluator, c=c, c_puct=c_puct,
-                            prior=network if use else None, max_nodes=max_nodes,
-                            margin_weight=margin_weight, margin_scale=margin_scale,
-                            solo_reference=solo_reference, solo_scale=solo_scale)
-            for use, wanted in needed.items() if wanted}
+            key: MctsEngine(threads, evaluator, c=c, c_puct=c_puct, prior=p,
+                            max_nodes=max_nodes, margin_weight=margin_weight,
+                            margin_scale=margin_scale, solo_reference=solo_reference,
+                            solo_scale=solo_scale)
+            for key, p in priors.items()}
         self._calls = 0
         self._stop_requested = False
         self._lock = threading.Lock()
@@ -212,12 +216,17 @@ class MctsBot(BaseBot):
         """The C search (ai._mcts.MctsEngine) that searches a `num_players` game: the
         PUCT engine where the prior is used (`uses_prior`), else the UCT one (benchmarks
         drive it directly)."""
-        return self._engines[self.uses_prior(num_players)]
+        return self._engines[id(self._priors.get(num_players))]
 
     def uses_prior(self, num_players: int) -> bool:
         """Whether a search of a `num_players` game selects by PUCT with the model's
         policy (prior=model, or prior=auto at a player count the model was trained on)."""
-        return num_players in self.prior_players
+        return num_players in self._priors
+
+    def prior_network(self, num_players: int) -> Any:
+        """The ai._model.ModelEvaluator whose policy is PUCT's prior in a `num_players`
+        game, or None where the search is UCT."""
+        return self._priors.get(num_players)
 
     def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
                 *, moves: Sequence[int] | None = None) -> Analysis:

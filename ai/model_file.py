@@ -392,6 +392,36 @@ def trained_player_counts(model: "Model") -> frozenset[int] | None:
     return frozenset(counts)
 
 
+def auto_prior_files(path: str = "") -> dict[int, str]:
+    """The model file of each player count's PUCT prior under prior=auto: {n: file} at
+    the counts a model was trained on (`trained_player_counts`; every count when its
+    metadata does not say). With `path` or $GALLERIST_MODEL: that one model. Otherwise
+    the packaged models: PACKAGED first, then the other `.npz` files beside it in name
+    order, each at the counts of its training games that an earlier one does not
+    already cover (ai/models/default-3p.npz, trained on 3-player games, serves 3
+    players). Empty when there is no model at all (prior=auto is then UCT). Every file
+    is read and checked (a bad one is a ModelFileError naming it)."""
+    if path or os.environ.get(ENV_VAR):
+        files = [model_path(path)]
+    elif not os.path.exists(PACKAGED):
+        return {}
+    else:
+        folder = os.path.dirname(PACKAGED)
+        files = [PACKAGED] + [os.path.join(folder, name) for name in sorted(os.listdir(folder))
+                              if name.endswith(".npz") and os.path.join(folder, name) != PACKAGED]
+    out: dict[int, str] = {}
+    for file in files:
+        counts = trained_player_counts(load_evaluator(file).model)
+        for n in sorted(counts or range(1, NUM_SEATS + 1)):
+            out.setdefault(n, file)
+    return out
+
+
+def auto_priors(path: str = "") -> dict[int, Any]:
+    """`auto_prior_files` as {n: ai._model.ModelEvaluator} (one evaluator per file)."""
+    return {n: load_evaluator(file) for n, file in auto_prior_files(path).items()}
+
+
 def load_evaluator(path: str = "", *, value: bool = False) -> Any:
     """The ai._model.ModelEvaluator of a model file (`model_path(path)`), read and checked
     once per file version (a file rewritten since is read again): the evaluator is

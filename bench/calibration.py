@@ -184,37 +184,43 @@ def _init_evaluator(bots: tuple, games: dict) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
-    _worker["bots"] = [(label, make_bot(spec, seed=SEED), budget, setup(spec, budget))
+    _worker["bots"] = [(label, make_bot(spec, seed=SEED), budget, spec)
                        for label, spec, budget in bots]
     _worker["games"] = games
 
 
-def setup(spec: str, budget: Budget) -> str:
-    """What a row was computed with: rows of another setup are computed again. The
-    default bot's rows also name the model file it searched with (its sha256), so a new
-    packaged model (or --model / $GALLERIST_MODEL) has them computed again."""
+def setup(spec: str, budget: Budget, players: int) -> str:
+    """What a row of a `players` game was computed with: rows of another setup are
+    computed again. The default bot's rows also name the model file it searched with at
+    that player count (its sha256), so a new packaged model (or --model /
+    $GALLERIST_MODEL) has the rows it changes computed again."""
     how = f"{spec} iterations={budget.iterations},time_ms={budget.time_ms:g},depth={budget.depth}"
     if spec.startswith(DEFAULT_BOT):
-        how += f" model={_default_model_digest()}"
+        how += f" model={_default_model_digest(players)}"
     return how
 
 
-@functools.lru_cache(maxsize=1)
-def _default_model_digest() -> str:
-    """The first 16 hex digits of the default model file's sha256 ("none" without one)."""
-    from gallerist.ai.model_file import default_model_present, model_path
+@functools.lru_cache(maxsize=8)
+def _default_model_digest(players: int) -> str:
+    """The first 16 hex digits of the sha256 of the model file whose prior the default
+    bot takes at `players` (ai.model_file.auto_prior_files), else of the default model
+    file; "none" without one."""
+    from gallerist.ai.model_file import auto_prior_files, default_model_present, model_path
     from gallerist.ai.records_format import sha256_file
 
-    return sha256_file(model_path(""))[:16] if default_model_present() else "none"
+    if not default_model_present():
+        return "none"
+    return sha256_file(auto_prior_files().get(players, model_path("")))[:16]
 
 
 def _evaluate_one(job: tuple[Position, tuple[str, ...]]) -> list[dict[str, Any]]:
     pos, labels = job
     state = pos.state(_worker["games"])
     rows = []
-    for label, bot, budget, how in _worker["bots"]:
+    for label, bot, budget, spec in _worker["bots"]:
         if label not in labels:
             continue
+        how = setup(spec, budget, pos.players)
         a = bot.analyze(state, budget)
         best = a.moves[0]
         rows.append({"players": pos.players, "game": pos.game, "ply": pos.ply, "mover": pos.mover,
@@ -230,18 +236,20 @@ def evaluate(data: str, bots: tuple, workers: int) -> None:
     import multiprocessing
 
     games = read_games(data)
-    wanted = {label: setup(spec, budget) for label, spec, budget in bots}
+    labels = [label for label, _, _ in bots]
+    wanted = {(label, n): setup(spec, budget, n) for label, spec, budget in bots
+              for n in PLAYER_COUNTS}
     path = os.path.join(data, "evals.jsonl.gz")
     done = {}
     for r in (read_jsonl(path) if os.path.exists(path) else ()):
-        if wanted.get(r["bot"]) == r.get("setup"):   # computed as this run would: kept
+        if wanted.get((r["bot"], r["players"])) == r.get("setup"):   # computed as this run would: kept
             done[(r["players"], r["game"], r["ply"], r["bot"])] = r
     rows: list[dict[str, Any]] = []
     todo = []
     for pos in positions(games):
         key = (pos.players, pos.game, pos.ply)
-        rows.extend(done[key + (label,)] for label in wanted if key + (label,) in done)
-        missing = tuple(label for label in wanted if key + (label,) not in done)
+        rows.extend(done[key + (label,)] for label in labels if key + (label,) in done)
+        missing = tuple(label for label in labels if key + (label,) not in done)
         if missing:
             todo.append((pos, missing))
     pool = multiprocessing.get_context("fork").Pool(max(1, workers), initializer=_init_evaluator,
@@ -256,7 +264,7 @@ def evaluate(data: str, bots: tuple, workers: int) -> None:
         raise
     finally:   # Ctrl-C keeps the positions evaluated so far (the next run goes on)
         pool.join()
-        rows.sort(key=lambda r: (r["players"], r["game"], r["ply"], list(wanted).index(r["bot"])))
+        rows.sort(key=lambda r: (r["players"], r["game"], r["ply"], labels.index(r["bot"])))
         write_jsonl(path, rows)
     final_turns = {}
     for key, rec in games.items():

@@ -48,7 +48,7 @@ class Limits:
         max_playouts: most root playouts (about 0.1 ms each) the numbers of
             expectimax, greedy and random may ask for (their `playouts` option).
         default_bot: the bot spec used when a request names none (ai.spec.DEFAULT_BOT:
-            MCTS with the packaged model as its prior where the model was trained).
+            MCTS with the packaged models as its prior where they were trained).
         default_interval_ms: AnalyzeStream's report interval when the request gives 0.
         min_interval_ms: the shortest report interval a request may ask for.
         bots: the bots requests may name. Others in `ai.BOTS` are refused: they may not

@@ -113,9 +113,10 @@ def test_soft_labels_average_the_real_game_and_its_continuations(bench, tmp_path
 
 def test_the_default_bots_rows_name_the_model_file_they_searched_with(bench, tmp_path,
                                                                       monkeypatch):
-    """A row of the default bot is kept only if it was computed with the same model file:
-    its setup names the file's sha256, so a new packaged model (or $GALLERIST_MODEL) has
-    the rows computed again; other bots' setups do not depend on the model."""
+    """A row of the default bot is kept only if it was computed with the same model file
+    at its player count: its setup names that file's sha256, so a new packaged model (or
+    $GALLERIST_MODEL) has the rows computed again; other bots' setups do not depend on
+    the model."""
     import shutil
 
     from gallerist.ai.bot import Budget
@@ -123,10 +124,14 @@ def test_the_default_bots_rows_name_the_model_file_they_searched_with(bench, tmp
 
     budget = Budget(time_ms=200)
     default = f"{bench.DEFAULT_BOT},calibrated=false,reuse=false"
+    monkeypatch.delenv(ENV_VAR, raising=False)
     bench._default_model_digest.cache_clear()
-    packaged = bench.setup(default, budget)
+    packaged = bench.setup(default, budget, 2)
     assert " model=" in packaged and "none" not in packaged
-    assert " model=" not in bench.setup("mcts:calibrated=false,reuse=false", budget)
+    # the packaged 3-player prior is another file; solo and 4 players name the default
+    assert bench.setup(default, budget, 3) != packaged
+    assert bench.setup(default, budget, 4) == bench.setup(default, budget, 1) == packaged
+    assert " model=" not in bench.setup("mcts:calibrated=false,reuse=false", budget, 2)
     copy = tmp_path / "copy.npz"
     shutil.copy(PACKAGED, copy)
     other = tmp_path / "other.npz"
@@ -134,5 +139,5 @@ def test_the_default_bots_rows_name_the_model_file_they_searched_with(bench, tmp
     for path, same in ((copy, True), (other, False)):
         monkeypatch.setenv(ENV_VAR, str(path))
         bench._default_model_digest.cache_clear()
-        assert (bench.setup(default, budget) == packaged) is same
+        assert (bench.setup(default, budget, 2) == packaged) is same
     bench._default_model_digest.cache_clear()

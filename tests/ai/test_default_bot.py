@@ -106,11 +106,14 @@ def test_without_any_model_prior_auto_is_uct(monkeypatch, tmp_path):
         ranking(ai.make_bot("mcts:iterations=200", seed=1), s)
 
 
-def test_the_packaged_model_is_the_default_bots_at_two_players(monkeypatch):
+def test_the_packaged_models_are_the_default_bots_at_two_and_three_players(monkeypatch):
+    """default.npz at 2 players, default-3p.npz at 3, UCT solo and at 4."""
     monkeypatch.delenv(ENV_VAR, raising=False)
     bot = ai.make_bot(DEFAULT_BOT)
     assert bot.network is not None and bot.network.model.source.endswith("default.npz")
-    assert bot.uses_prior(2) and not bot.uses_prior(3)
+    assert bot.prior_network(2) is bot.network
+    assert bot.prior_network(3).model.source.endswith("default-3p.npz")
+    assert not bot.uses_prior(1) and not bot.uses_prior(4)
 
 
 def test_the_environment_variable_names_the_default_model(monkeypatch, two_player_model):
@@ -160,3 +163,50 @@ def test_cli_refuses_a_bad_model_option_by_name(capsys, tmp_path, two_player_mod
     err = capsys.readouterr().err
     assert err.startswith("error: ") and len(err.strip().splitlines()) == 1
     assert re.search(message, err), err
+
+
+@pytest.fixture()
+def packaged_pair(monkeypatch, tmp_path):
+    """A package folder holding a 2-player default.npz and a 3-player default-3p.npz."""
+    folder = tmp_path / "models"
+    folder.mkdir()
+    two = _model(folder / "default.npz", [2])
+    save_model(str(folder / "default-3p.npz"), random_arrays((16, 8), seed=5),
+               {"data": [{"dir": "sp-3p", "games": 10, "players": 3}], "players": None})
+    monkeypatch.setattr("gallerist.ai.model_file.PACKAGED", two)
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    return two, str(folder / "default-3p.npz")
+
+
+def test_prior_auto_takes_each_player_counts_prior_from_the_packaged_models(packaged_pair):
+    """Naming no model, prior=auto is PUCT with default.npz at 2 players and with
+    default-3p.npz at 3 (the same search as prior=model with that file), UCT at 1 and 4."""
+    two, three = packaged_pair
+    bot = ai.make_bot(f"{DEFAULT_BOT},iterations=300", seed=1)
+    assert [bot.uses_prior(n) for n in (1, 2, 3, 4)] == [False, True, True, False]
+    assert bot.prior_network(2).model.source == two
+    assert bot.prior_network(3).model.source == three
+    assert bot.network.model.source == two          # eval=model's file stays the default
+    assert len({id(bot.engine(n)) for n in (1, 2, 3, 4)}) == 3
+    s = decision(3)
+    assert ranking(bot, s) == ranking(
+        ai.make_bot(f"mcts:prior=model,model={three},iterations=300", seed=1), s)
+    assert ranking(bot, s) != ranking(ai.make_bot("mcts:iterations=300", seed=1), s)
+
+
+def test_a_named_model_replaces_the_packaged_set(packaged_pair, monkeypatch):
+    """model=PATH or $GALLERIST_MODEL: that file alone, at its own player counts."""
+    two, three = packaged_pair
+    named = ai.make_bot(f"mcts:prior=auto,model={three}")
+    assert [named.uses_prior(n) for n in (1, 2, 3, 4)] == [False, False, True, False]
+    monkeypatch.setenv(ENV_VAR, two)
+    assert [ai.make_bot(DEFAULT_BOT).uses_prior(n) for n in (1, 2, 3, 4)] == \
+        [False, True, False, False]
+
+
+def test_a_corrupt_packaged_model_is_an_error_naming_it(packaged_pair):
+    two, three = packaged_pair
+    with open(three, "wb") as f:
+        f.write(b"not a model")
+    with pytest.raises(ModelFileError, match="default-3p.npz"):
+        ai.make_bot(DEFAULT_BOT)
