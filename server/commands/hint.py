@@ -14,6 +14,7 @@ import grpc
 
 from gallerist import engine
 from gallerist.ai.hint_client import HintClient, hint_request
+from gallerist.ai.spec import DEFAULT_BOT
 from gallerist.engine.actions import describe_decision
 from gallerist.server import convert
 from gallerist.server.commands import CliError
@@ -65,7 +66,7 @@ def add(sub: Any) -> None:
     p.add_argument("--board", action="store_true", help="print the board first")
     p.add_argument("--json", action="store_true",
                    help="print the final response as JSON instead of a table")
-    add_search_options(p)
+    add_search_options(p, bot=None)
     add_model_option(p)
     add_client_options(p)
 
@@ -107,9 +108,10 @@ def _load_state(args: argparse.Namespace) -> engine.GameState:
 
 
 def request(args: argparse.Namespace, state: engine.GameState) -> Any:
-    """The HintRequest of the search options in `args`."""
+    """The HintRequest of the search options in `args`; no --bot names no bot (the
+    server's default one)."""
     game = _game(args)
-    return hint_request(state if game is None else game, bot=args.bot,
+    return hint_request(state if game is None else game, bot=args.bot or "",
                         iterations=args.iterations, time_ms=args.time_ms,
                         depth=args.depth, max_moves=0, seed=args.seed,
                         perspective=getattr(args, "perspective", None),
@@ -122,6 +124,8 @@ def _local_search(args: argparse.Namespace, state: engine.GameState) -> tuple[Se
     """The search in this process and its report interval, ms. A bot without a time
     budget whose search could run for hours (`options.timed_spec`) gets the default one,
     announced on stderr."""
+    if args.bot is None:
+        args.bot = DEFAULT_BOT
     try:
         interval_ms = check_interval(args.interval_ms, LOCAL_LIMITS)
         check_spec(args.bot, LOCAL_LIMITS)
@@ -176,9 +180,6 @@ def title(state: engine.GameState) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """``gallerist hint``."""
-    if args.model is not None and not args.local:
-        raise CliError("--model needs --local: a server searches with its own model "
-                       "(gallerist serve --model PATH)")
     state = _load_state(args)
     progress = Progress("searching", stream=sys.stderr, every=1.0)
     if args.local:

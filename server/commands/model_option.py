@@ -27,12 +27,16 @@ def add_model_option(p: argparse.ArgumentParser) -> None:
 def model_option(args: argparse.Namespace) -> Iterator[None]:
     """Run a command with its ``--model``: the file is read and checked first (a missing,
     corrupt or mismatched file is a CliError naming the option, the file and the
-    mismatch, before any search starts), then named by $GALLERIST_MODEL for the
+    mismatch, before any search starts; so is ``--model`` on a ``hint`` that asks a
+    server), then named by $GALLERIST_MODEL for the
     command's bots (and the processes they start); the variable is restored afterwards."""
     path = getattr(args, "model", None)
     if path is None:
         yield
         return
+    if getattr(args, "local", True) is False:   # `hint` asking a server
+        raise CliError("--model needs --local: a server searches with its own model "
+                       "(gallerist serve --model PATH)")
     if not path.strip():
         raise CliError("--model: give a model file (PATH is empty)")
     full = os.path.abspath(path)

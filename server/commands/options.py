@@ -153,12 +153,16 @@ def add_client_options(p: argparse.ArgumentParser) -> None:
                         "found by then (default: the budget + 10 s)")
 
 
-def add_search_options(p: argparse.ArgumentParser, bot: str = DEFAULT_BOT) -> None:
-    """The bot, the budget and the seed of a hint (``hint``, ``demo``)."""
+def add_search_options(p: argparse.ArgumentParser, bot: str | None = DEFAULT_BOT) -> None:
+    """The bot, the budget and the seed of a hint (``hint``, ``demo``). `bot` None: no
+    default spec (``hint`` asks a server for its own default bot, and searches with
+    ai.spec.DEFAULT_BOT under --local)."""
     g = p.add_argument_group("search")
+    default = (f"the server's default bot; with --local {DEFAULT_BOT!r}" if bot is None
+               else repr(bot))
     g.add_argument("--bot", default=bot, metavar="SPEC",
                    help=f"bot spec: mcts, expectimax, greedy or random, with options as in "
-                        f"'mcts:iterations=2000,c=0.7' (default {bot!r})")
+                        f"'mcts:iterations=2000,c=0.7' (default {default})")
     budget = int_range(0, MAX_UINT32)
     g.add_argument("--iterations", type=budget, default=0, metavar="N",
                    help="MCTS iterations (0: bot default)")

@@ -151,6 +151,7 @@ def test_cli_model_option_is_the_default_bots_model(capsys, monkeypatch, two_pla
     (["demo", "--model", "{bad}"], "--model: model file .*bad.npz is not an .npz archive"),
     (["serve", "--model", "{bad}"], "--model: model file .*bad.npz"),
     (["hint", "--demo", "--model", "{good}"], "--model needs --local"),
+    (["hint", "--demo", "--model", "{missing}"], "--model needs --local"),
     (["play", "mcts", "greedy", "--model", ""], "--model: give a model file"),
 ])
 def test_cli_refuses_a_bad_model_option_by_name(capsys, tmp_path, two_player_model, argv,

@@ -64,6 +64,19 @@ def test_hint_remote(service: GalleristServer, capsys: pytest.CaptureFixture[str
     assert "more legal move(s) not shown" in out
 
 
+def test_hint_without_bot_asks_for_the_servers_default_bot(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A bare `hint` names no bot, so the server answers with its own default bot
+    (`serve --default-bot`), not the CLI's."""
+    from server_testlib import running_server
+    from gallerist.server.limits import Limits
+
+    with running_server(workers=1, limits=Limits(default_bot="greedy")) as server:
+        assert main(["hint", "--demo", "--address", f"localhost:{server.port}",
+                     "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["bot"] == "greedy"
+
+
 def test_hint_errors(service: GalleristServer, tmp_path: Path,
                      capsys: pytest.CaptureFixture[str]) -> None:
     """Errors are one line on stderr with a non-zero status: the server's
