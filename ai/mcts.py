@@ -43,7 +43,7 @@ class MctsBot(BaseBot):
     counts when the metadata does not say), UCT at the others, and UCT everywhere when
     there is no model (no `model`, no $GALLERIST_MODEL, no packaged file). Naming no
     model, it takes each count's prior from the packaged models (ai/models/default.npz
-    first, then the other files there, such as default-3p.npz for 3 players:
+    first, then the other files there: default-1p.npz solo, default-3p.npz at 3 players:
     ai.model_file.auto_priors). The model file
     (`model`, default $GALLERIST_MODEL or the packaged ai/models/default.npz:
     ai.model_file.model_path) is read and checked when the

@@ -16,9 +16,9 @@ from gallerist.ai.mcts import MctsBot
 from gallerist.ai.openspiel_bots import OpenSpielMctsBot, OpenSpielRandomBot
 
 #: The bot of the service and the command line when none is named: MCTS with a packaged
-#: model's policy as PUCT's prior at the player counts it was trained on (default.npz at
-#: 2 players, default-3p.npz at 3; UCT at the others, and everywhere when there is no
-#: model: ai.mcts.MctsBot, prior=auto).
+#: model's policy as PUCT's prior at the player counts it was trained on (default-1p.npz
+#: solo, default.npz at 2 players, default-3p.npz at 3; UCT at 4, and everywhere when
+#: there is no model: ai.mcts.MctsBot, prior=auto).
 DEFAULT_BOT = "mcts:prior=auto"
 
 BOTS: dict[str, Callable[..., Any]] = {

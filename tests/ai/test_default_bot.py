@@ -106,14 +106,16 @@ def test_without_any_model_prior_auto_is_uct(monkeypatch, tmp_path):
         ranking(ai.make_bot("mcts:iterations=200", seed=1), s)
 
 
-def test_the_packaged_models_are_the_default_bots_at_two_and_three_players(monkeypatch):
-    """default.npz at 2 players, default-3p.npz at 3, UCT solo and at 4."""
+def test_the_packaged_models_are_the_default_bots_solo_and_at_two_and_three_players(
+        monkeypatch):
+    """default-1p.npz solo, default.npz at 2 players, default-3p.npz at 3, UCT at 4."""
     monkeypatch.delenv(ENV_VAR, raising=False)
     bot = ai.make_bot(DEFAULT_BOT)
     assert bot.network is not None and bot.network.model.source.endswith("default.npz")
     assert bot.prior_network(2) is bot.network
+    assert bot.prior_network(1).model.source.endswith("default-1p.npz")
     assert bot.prior_network(3).model.source.endswith("default-3p.npz")
-    assert not bot.uses_prior(1) and not bot.uses_prior(4)
+    assert [bot.uses_prior(n) for n in (1, 2, 3, 4)] == [True, True, True, False]
 
 
 def test_the_environment_variable_names_the_default_model(monkeypatch, two_player_model):

@@ -1,6 +1,6 @@
 """The models the package ships (issue 14, part 7: ai/models/default.npz, a PUCT prior for
-`mcts:prior=model` and the default bot at 2 players, and ai/models/default-3p.npz, the
-default bot's prior at 3 players): each passes the model file's checks, is small, says in
+`mcts:prior=model` and the default bot at 2 players, and ai/models/default-1p.npz and
+default-3p.npz, the default bot's priors solo and at 3 players): each passes the model file's checks, is small, says in
 its metadata how it was trained (the policy alone, on self-play of mcts:iterations=200 at
 its player count), steers the search through its priors, and is refused where a bot would
 take its untrained value."""
@@ -14,9 +14,10 @@ import pytest
 from gallerist import ai, engine
 from gallerist.ai.model_file import PACKAGED, ModelFileError, load_model, trained_player_counts
 
+SOLO = os.path.join(os.path.dirname(PACKAGED), "default-1p.npz")
 THREE = os.path.join(os.path.dirname(PACKAGED), "default-3p.npz")
 #: each packaged file: its player counts and the games of each self-play run it read
-SHIPPED = {PACKAGED: ({2}, [300, 320, 80, 1020]), THREE: ({3}, [610])}
+SHIPPED = {PACKAGED: ({2}, [300, 320, 80, 1020]), SOLO: ({1}, [1500]), THREE: ({3}, [610])}
 SHIPPED_FILES = pytest.mark.parametrize("path", sorted(SHIPPED), ids=os.path.basename)
 
 
