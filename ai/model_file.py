@@ -399,8 +399,8 @@ def auto_prior_files(path: str = "") -> dict[int, str]:
     the packaged models: PACKAGED first, then the other `.npz` files beside it in name
     order, each at the counts of its training games that an earlier one does not
     already cover (ai/models/default-1p.npz, trained on solo games, serves solo
-    games, default-3p.npz 3 players). Empty when there is no model at all (prior=auto is then UCT). Every file
-    is read and checked (a bad one is a ModelFileError naming it)."""
+    games, default-3p.npz 3 players). Empty when there is no model at all (prior=auto
+    is then UCT). Every file is read and checked (a bad one is a ModelFileError naming it)."""
     if path or os.environ.get(ENV_VAR):
         files = [model_path(path)]
     elif not os.path.exists(PACKAGED):

@@ -124,14 +124,13 @@ def _local_search(args: argparse.Namespace, state: engine.GameState) -> tuple[Se
     """The search in this process and its report interval, ms. A bot without a time
     budget whose search could run for hours (`options.timed_spec`) gets the default one,
     announced on stderr."""
-    if args.bot is None:
-        args.bot = DEFAULT_BOT
+    bot = args.bot or DEFAULT_BOT
     try:
         interval_ms = check_interval(args.interval_ms, LOCAL_LIMITS)
-        check_spec(args.bot, LOCAL_LIMITS)
+        check_spec(bot, LOCAL_LIMITS)
         check_seed(args.seed)
-        spec, note = (args.bot, None) if args.time_ms else timed_spec(
-            args.bot, f"--bot {args.bot}", change="--time-ms")
+        spec, note = (bot, None) if args.time_ms else timed_spec(
+            bot, f"--bot {bot}", change="--time-ms")
         search = hint_search(state, spec=spec, seed=args.seed,
                              budget=(args.iterations, args.time_ms, args.depth),
                              limits=LOCAL_LIMITS, perspective=args.perspective,
