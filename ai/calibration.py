@@ -17,7 +17,9 @@ player count:
 - stage t = turns started / the typical game length in turns for that player count
   (`turns`), clipped to [0, 1.2];
 - win (2-4 players): a conditional logit over seats, p = softmax(u) with
-  u_i = (a1 + b1 t) log(max(w_i, 0.01)) + (a2 + b2 t) m_i / 10 + c [i is the mover],
+  u_i = (a1 + b1 t) l_i - q l_i^2 + (a2 + b2 t) m_i / 10 + c [i is the mover],
+  l_i = log(max(w_i, 0.01)) (q >= 0 bends the map: a win share's logit then counts for
+  more where the share is small than near 1, and the map stays monotone in w_i),
   w the raw win shares and m the raw money: for "mcts" the move's own win shares, for
   the other kinds the position's win shares over the bot's root playouts (uniform
   rollouts, `Analysis.playout_win`), the same for every move of one analysis, so that the
@@ -42,7 +44,9 @@ from typing import Any
 FORMAT = "gallerist-calibration/1"
 KINDS = ("mcts", "expectimax", "static")
 PLAYER_COUNTS = (1, 2, 3, 4)
-WIN_PARAMS = ("a1", "b1", "a2", "b2", "c")
+WIN_PARAMS = ("a1", "b1", "a2", "b2", "c", "q")
+#: Win parameters a file may leave out (files written before they existed), and their value.
+WIN_DEFAULTS = {"q": 0.0}
 MONEY_PARAMS = ("alpha", "beta", "gamma", "delta")
 #: The kinds whose win shares are the position's (root playouts): they get a move scale.
 MOVE_KINDS = ("expectimax", "static")
@@ -137,7 +141,7 @@ class Calibration:
         for kind in KINDS:
             for n in PLAYER_COUNTS:
                 where = ("maps", kind, str(n))
-                win = None if n == 1 else _numbers(data, where + ("win",), WIN_PARAMS, fail)
+                win = None if n == 1 else _win_numbers(data, where + ("win",), fail)
                 maps[(kind, n)] = SeatMap(win=win, money=_numbers(data, where + ("money",),
                                                                   MONEY_PARAMS, fail))
         scales = {kind: _number(data, ("moves", kind, "scale"), fail, positive=True)
@@ -180,7 +184,7 @@ class Calibration:
         base, slope = alpha + gamma * t, beta + delta * t
         if m.win is None:
             return lambda money, win, ref=None: ([base + slope * x for x in money], None)
-        a1, b1, a2, b2, c = m.win
+        a1, b1, a2, b2, c, q = m.win
         wa, wm = a1 + b1 * t, (a2 + b2 * t) / 10.0
         log, exp, floor = math.log, math.exp, MIN_WIN_SHARE
         scale = self.move_scales.get(kind)
@@ -190,8 +194,10 @@ class Calibration:
             u = [wm * x for x in money]
             if scale and ref is not None:
                 u = [ui + (x - r) / scale for ui, x, r in zip(u, money, ref)]
-            if wa and win:
-                u = [ui + wa * log(w if w > floor else floor) for ui, w in zip(u, win)]
+            if (wa or q) and win:
+                for i, w in enumerate(win):
+                    lw = log(w if w > floor else floor)
+                    u[i] += (wa - q * lw) * lw
             u[mover] += c
             top = max(u)
             e = [exp(x - top) for x in u]
@@ -215,13 +221,26 @@ def _lookup(data: Any, where: tuple[str, ...], fail: Any) -> Any:
     return node
 
 
-def _number(data: Any, where: tuple[str, ...], fail: Any, positive: bool = False) -> float:
+def _number(data: Any, where: tuple[str, ...], fail: Any, positive: bool = False,
+            nonnegative: bool = False) -> float:
     value = _lookup(data, where, fail)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise fail(".".join(where), f"must be a finite number, got {value!r}")
     if positive and value <= 0:
         raise fail(".".join(where), f"must be > 0, got {value!r}")
+    if nonnegative and value < 0:
+        raise fail(".".join(where), f"must be >= 0, got {value!r}")
     return float(value)
+
+
+def _win_numbers(data: Any, where: tuple[str, ...], fail: Any) -> tuple[float, ...]:
+    """A win map's WIN_PARAMS; those of WIN_DEFAULTS may be absent (an older file), and
+    the bend q must be >= 0 (the map monotone in the win shares)."""
+    node = _lookup(data, where, fail)
+    return tuple(WIN_DEFAULTS[name] if isinstance(node, dict) and name not in node
+                 and name in WIN_DEFAULTS
+                 else _number(data, where + (name,), fail, nonnegative=name == "q")
+                 for name in WIN_PARAMS)
 
 
 def _numbers(data: Any, where: tuple[str, ...], names: Sequence[str], fail: Any) -> tuple[float, ...]:

@@ -38,8 +38,10 @@ class Sample:
 
 #: The win maps tried for each kind (the parameters left free; the others are 0), chosen
 #: by cross-validation on the training games: the win shares (MCTS's own, or the root
-#: playouts' for the other kinds) and the money, the win shares alone, or the money alone.
-_INPUTS = {"win and money": (0, 1, 2, 3, 4), "win": (0, 1, 4), "money": (2, 3, 4)}
+#: playouts' for the other kinds) and the money, the win shares alone, or the money alone;
+#: the first two also bent (q, the square of the share's log).
+_INPUTS = {"win and money": (0, 1, 2, 3, 4), "win": (0, 1, 4), "money": (2, 3, 4),
+           "win and money, bent": (0, 1, 2, 3, 4, 5), "win, bent": (0, 1, 4, 5)}
 CANDIDATES = {"mcts": _INPUTS, "expectimax": _INPUTS, "static": _INPUTS}
 
 
@@ -50,7 +52,8 @@ def _design(kind: str, samples: Sequence[Sample]) -> tuple[np.ndarray, np.ndarra
     y = np.zeros((len(samples), n))
     for s, smp in enumerate(samples):
         for i, (x1, x2) in enumerate(win_features(smp.money, smp.win)):
-            x[s, i] = (x1, smp.t * x1, x2, smp.t * x2, 1.0 if i == smp.mover else 0.0)
+            x[s, i] = (x1, smp.t * x1, x2, smp.t * x2, 1.0 if i == smp.mover else 0.0,
+                       -x1 * x1)
         y[s] = smp.final_win
     return x, y
 
@@ -85,12 +88,14 @@ def fit_win(kind: str, samples: Sequence[Sample], free: Sequence[int] | None = N
 
     designs, total = _designs(kind, samples), len(samples)
     open_ = set(range(len(WIN_PARAMS)) if free is None else free)
-    start = np.array([1.0, 0.0, 0.1, 0.1, 0.0])
+    start = np.array([1.0, 0.0, 0.1, 0.1, 0.0, 0.0])
     start = np.where([i in open_ for i in range(len(start))], start, 0.0)
     # The weights of the win shares and of the money are >= 0 at every stage (a1, b1, a2,
-    # b2 >= 0): more money or a larger share never lowers a seat's win probability. Only
-    # the mover's term c is free in sign.
-    bounds = [((None, None) if k == len(start) - 1 else (0.0, None)) if k in open_ else (0.0, 0.0)
+    # b2 >= 0) and so is the bend q (the log share l <= 0, so d(a l - q l^2)/dl >= 0):
+    # more money or a larger share never lowers a seat's win probability. Only the
+    # mover's term c is free in sign.
+    mover_term = WIN_PARAMS.index("c")
+    bounds = [((None, None) if k == mover_term else (0.0, None)) if k in open_ else (0.0, 0.0)
               for k in range(len(start))]
     res = minimize(lambda th: _win_loss(designs, total, th), start, jac=True,
                    method="L-BFGS-B", bounds=bounds)

@@ -72,6 +72,8 @@ def test_corrupt_calibration_file_is_a_clear_error_naming_it(tmp_path):
     (lambda d: d["maps"].pop("expectimax"), "maps.expectimax: missing"),
     (lambda d: d["moves"]["static"].pop("scale"), "moves.static.scale: missing"),
     (lambda d: d["moves"]["expectimax"].update(scale=0), "moves.expectimax.scale: must be > 0"),
+    (lambda d: d["maps"]["mcts"]["3"]["win"].update(q=-0.1), "maps.mcts.3.win.q: must be >= 0"),
+    (lambda d: d["maps"]["mcts"]["3"]["win"].update(q="x"), "maps.mcts.3.win.q: must be a finite"),
 ])
 def test_calibration_file_fields_are_checked_by_name(tmp_path, edit, field):
     data = json.loads(open(PACKAGED, encoding="utf-8").read())
@@ -99,6 +101,19 @@ def test_raw_bots_need_no_calibration_file(tmp_path, monkeypatch):
     assert MctsBot(iterations=10, calibrated=False).calibration is None
 
 
+def test_a_file_without_the_bend_reads_as_unbent(tmp_path):
+    # Files written before the bend q existed hold five win parameters: q is then 0, the
+    # map they were fitted as.
+    data = json.loads(open(PACKAGED, encoding="utf-8").read())
+    for kind in data["maps"].values():
+        for entry in kind.values():
+            entry.get("win", {}).pop("q", None)
+    path = tmp_path / "older.json"
+    path.write_text(json.dumps(data))
+    cal = Calibration.load(str(path))
+    assert all(m.win is None or m.win[5] == 0.0 for m in cal.maps.values())
+
+
 def test_calibration_round_trips_through_its_file_form():
     cal = Calibration.load(PACKAGED)
     again = Calibration.from_dict(json.loads(json.dumps(cal.to_dict())))
@@ -115,14 +130,14 @@ def _map(win_params, players, kind, t, mover, money, win=None):
 
 
 def test_win_map_sums_to_one_and_favours_the_richer_seat():
-    p = _map((0.0, 0.0, 0.5, 0.2, 0.1), 3, "expectimax", 0.5, 0, [30.0, 10.0, 20.0])
+    p = _map((0.0, 0.0, 0.5, 0.2, 0.1, 0.0), 3, "expectimax", 0.5, 0, [30.0, 10.0, 20.0])
     assert sum(p) == pytest.approx(1.0)
     assert p[0] > p[2] > p[1]
 
 
 def test_fit_recovers_a_known_win_map():
     rng = random.Random(5)
-    truth = (0.0, 0.0, 0.8, 0.6, 0.3)
+    truth = (0.0, 0.0, 0.8, 0.6, 0.3, 0.0)
     samples = []
     for _ in range(4000):
         money = (rng.uniform(0, 60), rng.uniform(0, 60))
@@ -134,6 +149,37 @@ def test_fit_recovers_a_known_win_map():
     assert got[2] == pytest.approx(truth[2], abs=0.15)
     assert got[3] == pytest.approx(truth[3], abs=0.3)
     assert got[4] == pytest.approx(truth[4], abs=0.15)
+
+
+def test_bent_win_map_stays_monotone_in_the_win_share():
+    # The bend q (u = a l - q l^2, l the log share) weighs a share's logit more where the
+    # share is small; with q >= 0 a larger raw share still never lowers the forecast.
+    flat = [_map((0.6, 0.0, 0.0, 0.0, 0.0, 0.0), 3, "mcts", 0.5, 0, [0.0] * 3,
+                 [w, (1 - w) / 2, (1 - w) / 2])[0] for w in (0.05, 0.2, 0.4, 0.6, 0.8, 0.95)]
+    bent = [_map((0.6, 0.0, 0.0, 0.0, 0.0, 0.15), 3, "mcts", 0.5, 0, [0.0] * 3,
+                 [w, (1 - w) / 2, (1 - w) / 2])[0] for w in (0.05, 0.2, 0.4, 0.6, 0.8, 0.95)]
+    assert bent == sorted(bent) and len(set(bent)) == len(bent)
+    assert bent[0] < flat[0] and bent[-1] > flat[-1]   # small shares count for more
+    assert sum(_map((0.6, 0.0, 0.0, 0.0, 0.0, 0.15), 3, "mcts", 0.5, 0, [0.0] * 3,
+                    [0.5, 0.3, 0.2])) == pytest.approx(1.0)
+
+
+def test_fit_recovers_a_known_bend():
+    rng = random.Random(7)
+    truth = (0.5, 0.0, 0.0, 0.0, 0.0, 0.2)
+    samples = []
+    for _ in range(6000):
+        w0 = rng.uniform(0.02, 0.98)
+        win = (w0, 1.0 - w0)
+        t, mover = rng.random(), rng.randrange(2)
+        p = _map(truth, 2, "mcts", t, mover, [0.0, 0.0], list(win))
+        won = 0 if rng.random() < p[0] else 1
+        samples.append(Sample(t, mover, (0.0, 0.0), win, (0.0, 0.0), (1.0 - won, float(won))))
+    got = fit_win("mcts", samples, free=(0, 1, 4, 5))
+    assert got[5] == pytest.approx(truth[5], abs=0.08)
+    assert got[0] + 0.5 * got[1] == pytest.approx(truth[0], abs=0.15)
+    unbent = fit_win("mcts", samples, free=(0, 1, 4))
+    assert unbent[5] == 0.0
 
 
 def test_fit_recovers_an_exact_money_map():
@@ -209,7 +255,7 @@ def test_calibrated_option_is_a_spec_option():
 def test_a_map_changes_what_the_bot_reports():
     cal = Calibration.load(PACKAGED)
     maps = dict(cal.maps)
-    maps[("static", 2)] = SeatMap(win=(0.0, 0.0, 0.0, 0.0, 0.0), money=(7.0, 0.0, 0.0, 0.0))
+    maps[("static", 2)] = SeatMap(win=(0.0, 0.0, 0.0, 0.0, 0.0, 0.0), money=(7.0, 0.0, 0.0, 0.0))
     bot = GreedyBot(seed=1)
     bot.calibration = Calibration(maps, cal.turns)
     a = bot.analyze(decision_point(2, seed=1, skip=20))
@@ -276,7 +322,7 @@ def test_the_move_scale_is_recovered_from_mcts_per_move_numbers():
 
     cal = Calibration.load(PACKAGED)
     maps = dict(cal.maps)
-    maps[("mcts", 2)] = SeatMap(win=(1.0, 0.0, 0.0, 0.0, 0.0), money=cal.maps[("mcts", 2)].money)
+    maps[("mcts", 2)] = SeatMap(win=(1.0, 0.0, 0.0, 0.0, 0.0, 0.0), money=cal.maps[("mcts", 2)].money)
     cal = Calibration(maps, cal.turns)   # MCTS's calibrated p is its raw win share
     rng = random.Random(4)
     rows = []

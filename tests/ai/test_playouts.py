@@ -94,7 +94,7 @@ def test_the_win_map_of_a_heuristic_bot_follows_its_playouts(name):
     cal = Calibration.load(PACKAGED)
     kind = "expectimax" if name == "expectimax" else "static"
     maps = dict(cal.maps)
-    maps[(kind, 2)] = SeatMap(win=(1.0, 0.0, 0.0, 0.0, 0.0), money=cal.maps[(kind, 2)].money)
+    maps[(kind, 2)] = SeatMap(win=(1.0, 0.0, 0.0, 0.0, 0.0, 0.0), money=cal.maps[(kind, 2)].money)
     bot = HEURISTIC_BOTS[name]()
     bot.calibration = Calibration(maps, cal.turns)
     a = bot.analyze(decision_point(2, seed=8, skip=30))
