@@ -18,8 +18,8 @@ player count:
   (`turns`), clipped to [0, 1.2];
 - win (2-4 players): a conditional logit over seats, p = softmax(u) with
   u_i = (a1 + b1 t) l_i - q l_i^2 + (a2 + b2 t) m_i / 10 + c [i is the mover],
-  l_i = log(max(w_i, 0.01)) (q >= 0 bends the map: a win share's logit then counts for
-  more where the share is small than near 1, and the map stays monotone in w_i),
+  l_i = log(max(w_i, 0.01)) (q >= 0 bends the map: its slope in l_i grows as the share
+  falls, which a power of the share cannot do, and it stays monotone in w_i),
   w the raw win shares and m the raw money: for "mcts" the move's own win shares, for
   the other kinds the position's win shares over the bot's root playouts (uniform
   rollouts, `Analysis.playout_win`), the same for every move of one analysis, so that the

@@ -64,9 +64,10 @@ QUICK_GAMES = {1: 4, 2: 8, 3: 4, 4: 4}
 #: Positions sampled per game, by player count: the games, not the positions, are the
 #: independent samples (a game's positions share its outcome), so 2 players, the headline
 #: figures, get many games with fewer positions each. 3 and 4 players (games of 330 and
-#: 450 decisions) get 16 a game, so that their held-out halves hold ~3,800 positions: an
-#: ECE of 0.02 can only be shown where a perfect forecaster's floor is below it (0.06
-#: with 240 positions, ~0.016 with 3,800).
+#: 450 decisions) get 16 a game, so that their held-out halves hold 3,840 (4 players) and
+#: 7,680 (3 players) positions: an ECE of 0.02 can only be shown where a perfect
+#: forecaster's floor is below it (0.06 with 240 positions, 0.014 with 3,840, 0.011 with
+#: 7,680).
 POSITIONS_PER_GAME = {1: 10, 2: 8, 3: 16, 4: 16}
 SEED = 20261201
 #: A player count with fewer training games shares the win map fitted on all of them.
