@@ -237,10 +237,13 @@ def _win_numbers(data: Any, where: tuple[str, ...], fail: Any) -> tuple[float, .
     """A win map's WIN_PARAMS; those of WIN_DEFAULTS may be absent (an older file), and
     the bend q must be >= 0 (the map monotone in the win shares)."""
     node = _lookup(data, where, fail)
-    return tuple(WIN_DEFAULTS[name] if isinstance(node, dict) and name not in node
-                 and name in WIN_DEFAULTS
-                 else _number(data, where + (name,), fail, nonnegative=name == "q")
-                 for name in WIN_PARAMS)
+
+    def value(name: str) -> float:
+        if name in WIN_DEFAULTS and isinstance(node, dict) and name not in node:
+            return WIN_DEFAULTS[name]
+        return _number(data, where + (name,), fail, nonnegative=name == "q")
+
+    return tuple(value(name) for name in WIN_PARAMS)
 
 
 def _numbers(data: Any, where: tuple[str, ...], names: Sequence[str], fail: Any) -> tuple[float, ...]:
