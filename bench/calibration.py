@@ -59,7 +59,7 @@ from gallerist.ai.spec import DEFAULT_BOT, make_bot
 #: The self-play bot whose games label the positions.
 SELFPLAY_BOT = "mcts:iterations=150"
 #: Games per player count (full run, --quick) and positions sampled per game.
-GAMES = {1: 48, 2: 800, 3: 960, 4: 480}
+GAMES = {1: 48, 2: 1600, 3: 960, 4: 480}
 QUICK_GAMES = {1: 4, 2: 8, 3: 4, 4: 4}
 #: Positions sampled per game, by player count: the games, not the positions, are the
 #: independent samples (a game's positions share its outcome), so 2 players, the headline
