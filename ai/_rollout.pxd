@@ -7,7 +7,7 @@ from gallerist.ai._model cimport ModelEvaluator
 cdef int choose_policy(StateC* s, int policy, RngC* rng, action_t* buf) noexcept nogil
 cdef int rollout(StateC* s, int policy, int cutoff, RngC* rng) noexcept nogil
 cdef int rollout_with(StateC* s, int policy, int cutoff, ModelEvaluator network,
-                      double temperature, RngC* rng) noexcept nogil
+                      double temperature, int model_steps, RngC* rng) noexcept nogil
 
 
 cdef class RolloutEvaluator(Evaluator):
@@ -16,3 +16,4 @@ cdef class RolloutEvaluator(Evaluator):
     cdef readonly int cutoff          # decisions to play before asking inner; 0 = to the end
     cdef readonly ModelEvaluator network   # policy 2: whose policy plays; else None
     cdef readonly double temperature  # policy 2: priors ** (1 / temperature)
+    cdef readonly int model_steps     # policy 2: decisions drawn from it (0 = all), then uniform

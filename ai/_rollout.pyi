@@ -12,8 +12,10 @@ class RolloutEvaluator(Evaluator):
     cutoff: int
     network: ModelEvaluator | None
     temperature: float
+    model_steps: int
     def __init__(self, inner: Evaluator, *, policy: str, cutoff: int,
-                 network: ModelEvaluator | None = None, temperature: float = 1.0) -> None: ...
+                 network: ModelEvaluator | None = None, temperature: float = 1.0,
+                 model_steps: int = 0) -> None: ...
 
 def playout_shares(state: GameState, viewer: int, count: int, max_ms: float = 0.0,
                    seed: int = 0) -> tuple[list[float], int]: ...

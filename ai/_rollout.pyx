@@ -91,13 +91,14 @@ cdef int choose_model(StateC* s, ModelEvaluator network, double temperature, Rng
 cdef int rollout(StateC* s, int policy, int cutoff, RngC* rng) noexcept nogil:
     """Play on to the end, or for `cutoff` decisions when cutoff > 0, with policy 0
     (uniform) or 1 (heuristic); returns decisions."""
-    return rollout_with(s, policy, cutoff, None, 1.0, rng)
+    return rollout_with(s, policy, cutoff, None, 1.0, 0, rng)
 
 
 cdef int rollout_with(StateC* s, int policy, int cutoff, ModelEvaluator network,
-                      double temperature, RngC* rng) noexcept nogil:
+                      double temperature, int model_steps, RngC* rng) noexcept nogil:
     """`rollout` with any policy: 2 draws from `network`'s (choose_model), which must
-    then be given."""
+    then be given; for the first `model_steps` decisions only when > 0, uniformly
+    after them."""
     cdef action_t buf[MAX_LEGAL]
     cdef int d = 0
     while not s.terminal and s.num_tasks > 0:
@@ -105,11 +106,11 @@ cdef int rollout_with(StateC* s, int policy, int cutoff, ModelEvaluator network,
             break
         if state_current_player(s) == PLAYER_CHANCE:
             state_apply(s, <action_t>state_sample_chance(s, rng))
-        elif policy == 2:
+        elif policy == 2 and (model_steps <= 0 or d < model_steps):
             state_apply(s, <action_t>choose_model(s, network, temperature, rng, buf))
             d += 1
         else:
-            state_apply(s, <action_t>choose_policy(s, policy, rng, buf))
+            state_apply(s, <action_t>choose_policy(s, 0 if policy == 2 else policy, rng, buf))
             d += 1
     return d
 
@@ -127,12 +128,14 @@ cdef class RolloutEvaluator(Evaluator):
         network: policy="model": the ai._model.ModelEvaluator whose policy plays.
         temperature: policy="model": its priors are raised to 1 / temperature (> 0;
             1 as they are, lower sharper).
+        model_steps: policy="model": only the first model_steps decisions are drawn
+            from the network's policy, the rest uniformly (0: every decision).
         (No defaults here but network's and temperature's: MctsBot's signature holds
         them.)
     """
 
     def __init__(self, Evaluator inner not None, *, str policy, int cutoff,
-                 ModelEvaluator network=None, double temperature=1.0):
+                 ModelEvaluator network=None, double temperature=1.0, int model_steps=0):
         if policy not in POLICIES:
             raise ValueError(f"rollout policy must be one of {', '.join(POLICIES)}, got {policy!r}")
         if cutoff < 0:
@@ -141,16 +144,20 @@ cdef class RolloutEvaluator(Evaluator):
             raise ValueError("rollout policy 'model' needs a network, and only it takes one")
         if not temperature > 0 or temperature == float("inf"):
             raise ValueError(f"rollout temperature must be a finite number > 0, got {temperature}")
+        if model_steps < 0 or (model_steps and policy != "model"):
+            raise ValueError(f"rollout model_steps must be >= 0 and needs policy 'model', "
+                             f"got {model_steps} with policy {policy!r}")
         super().__init__(win_temperature=inner.win_temperature)
         self.inner = inner
         self.policy = POLICIES.index(policy)
         self.cutoff = cutoff
         self.network = network
         self.temperature = temperature
+        self.model_steps = model_steps
 
     cdef long evaluate(self, StateC* s, RngC* rng, double* money, double* win) noexcept nogil:
         cdef long d = rollout_with(s, self.policy, self.cutoff, self.network,
-                                   self.temperature, rng)
+                                   self.temperature, self.model_steps, rng)
         return d + leaf_values(self.inner, s, rng, money, win)
 
     cdef void win_from_money(self, const double* money, int n, double* win) noexcept nogil:

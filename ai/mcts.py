@@ -77,6 +77,8 @@ class MctsBot(BaseBot):
             policy, its priors ** (1 / rollout_temperature): one forward pass a rollout
             decision).
         rollout_temperature: rollout=model: the temperature of its draws (> 0).
+        rollout_model_steps: rollout=model: only the first this many rollout decisions
+            are drawn from the policy, the rest uniformly (0: all of them).
         cutoff: eval=rollout: rollout length in decisions before evaluating (0 = play to
             the end).
         eval: the leaf estimate: "rollout" (above), "model" (the network) or "mix"
@@ -111,7 +113,8 @@ class MctsBot(BaseBot):
 
     def __init__(self, evaluator: Evaluator | None = None, *, seed: int = 0,
                  iterations: int = 0, time_ms: float = 0.0, threads: int = 1, c: float = 0.7,
-                 rollout: str = "random", rollout_temperature: float = 1.0, cutoff: int = 0,
+                 rollout: str = "random", rollout_temperature: float = 1.0,
+                 rollout_model_steps: int = 0, cutoff: int = 0,
                  eval: str = "rollout", rollout_steps: int = 0, prior: str = "none",
                  model_weight: float = 0.5,
                  c_puct: float = 1.5, model: str = "",
@@ -128,6 +131,9 @@ class MctsBot(BaseBot):
         if rollout_temperature != 1.0 and rollout != "model":
             raise ValueError(f"mcts option rollout_temperature needs rollout=model, "
                              f"got rollout={rollout}")
+        if rollout_model_steps < 0 or (rollout_model_steps and rollout != "model"):
+            raise ValueError(f"mcts option rollout_model_steps must be >= 0 and needs "
+                             f"rollout=model, got {rollout_model_steps} with rollout={rollout}")
         if eval not in ("rollout", "model", "mix"):
             raise ValueError(f"mcts option eval must be 'rollout', 'model' or 'mix', got {eval!r}")
         if not 0 <= model_weight <= 1:
@@ -171,7 +177,7 @@ class MctsBot(BaseBot):
             prior == "auto" and (bool(model) or default_model_present()))
         network = load_evaluator(model, value=eval != "rollout") if wants else None
         playing = dict(policy=rollout, network=network if rollout == "model" else None,
-                       temperature=rollout_temperature)
+                       temperature=rollout_temperature, model_steps=rollout_model_steps)
         if eval == "model":
             evaluator = network if not rollout_steps else RolloutEvaluator(
                 network, cutoff=rollout_steps, **playing)

@@ -132,6 +132,43 @@ def test_a_model_rollout_draws_its_moves_from_the_networks_policy(tmp_path) -> N
                              temperature=bad)
 
 
+def test_a_model_rollout_draws_only_its_first_model_steps_from_the_policy(tmp_path) -> None:
+    """rollout=model with model_steps=k: the first k rollout decisions come from the
+    network's policy, the later ones uniformly. The network favours one move at each of
+    two decisions in a row; the inner evaluator, two decisions on, is rich only after
+    both: nearly always with k = 0 (every decision) or 2, about half the time with k = 1
+    (the second of two legal moves drawn uniformly)."""
+    from gallerist.ai._model import ModelEvaluator
+    from gallerist.ai.model_file import load_model, random_arrays, save_model
+    s = random_decision_states(2, 1, seed=7)[0]
+    first = s.legal_actions()[-1]
+    after = s.copy()
+    after.apply(first)
+    assert not after.is_chance() and len(after.legal_actions()) == 2
+    second = after.legal_actions()[0]
+    assert second not in s.legal_actions() and first not in after.legal_actions()
+    after.apply(second)
+    arrays = random_arrays((8,), seed=1)
+    arrays["policy_w"][:] = 0
+    arrays["policy_b"][:] = 0
+    arrays["policy_b"][[first, second]] = 8.0
+    save_model(str(tmp_path / "fav.npz"), arrays, {})
+    network = ModelEvaluator(load_model(str(tmp_path / "fav.npz")))
+
+    def share(steps: int) -> float:
+        ev = RolloutEvaluator(PreferPosition(after.state_bytes()), policy="model", cutoff=2,
+                              network=network, model_steps=steps)
+        assert ev.model_steps == steps
+        return sum(ev.values(s, seed=k)[0][0] == 100.0 for k in range(200)) / 200
+
+    assert share(0) > 0.95 and share(2) > 0.95
+    assert 0.3 < share(1) < 0.7
+    for bad in ({"policy": "model", "network": network, "model_steps": -1},
+                {"policy": "random", "model_steps": 2}):
+        with pytest.raises(ValueError, match="model_steps must be >= 0 and needs policy 'model'"):
+            RolloutEvaluator(HeuristicEvaluator(), cutoff=0, **bad)
+
+
 def test_mix_evaluator_weights_its_two_estimates_each_on_its_own_copy() -> None:
     """MixEvaluator: weight * first + (1 - weight) * second, money and win alike; the
     first evaluator's playout does not move the position the second one sees."""

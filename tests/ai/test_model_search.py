@@ -38,6 +38,7 @@ SPECS = [
     "mcts:iterations=12,prior=model,cutoff=10,model={}",
     "mcts:iterations=12,prior=model,rollout=model,model={}",
     "mcts:iterations=12,rollout=model,rollout_temperature=0.5,model={}",
+    "mcts:iterations=12,prior=model,rollout=model,rollout_model_steps=2,model={}",
     "mcts:iterations=12,eval=mix,prior=model,calibrated=false,model={}",
     "expectimax:depth=1,eval=model,calibrated=false,model={}",
 ]
@@ -223,6 +224,8 @@ def test_the_packaged_default_is_used_when_no_path_is_given(monkeypatch, tmp_pat
     ("mcts:rollout=neural", "rollout must be one of random, heuristic, model"),
     ("mcts:rollout_temperature=0.5", "rollout_temperature needs rollout=model"),
     ("mcts:rollout=model,rollout_temperature=0", "rollout_temperature must be a finite number > 0"),
+    ("mcts:rollout_model_steps=3", "rollout_model_steps must be >= 0 and needs rollout=model"),
+    ("mcts:rollout=model,rollout_model_steps=-1", "rollout_model_steps must be >= 0"),
     ("expectimax:model=x.npz", "model needs eval=model"),
     ("mcts:prior=model,c_puct=-1", "c_puct"),
 ])
