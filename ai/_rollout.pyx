@@ -130,8 +130,8 @@ cdef class RolloutEvaluator(Evaluator):
             1 as they are, lower sharper).
         model_steps: policy="model": only the first model_steps decisions are drawn
             from the network's policy, the rest uniformly (0: every decision).
-        (No defaults here but network's and temperature's: MctsBot's signature holds
-        them.)
+        (No defaults here but network's, temperature's and model_steps': MctsBot's
+        signature holds them.)
     """
 
     def __init__(self, Evaluator inner not None, *, str policy, int cutoff,
