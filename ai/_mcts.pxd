@@ -39,6 +39,8 @@ cdef struct RewardParams:
 cdef struct MctsParams:
     double c_uct
     double c_puct              # PUCT's constant, with priors
+    double fpu_reduction       # PUCT: an unvisited child's Q is the parent's mean minus
+                               # this times sqrt(the priors of the visited children)
     int use_prior              # PUCT with the prior model's policy (else UCT)
     int expand_leaf            # the leaf estimate is the prior model: expand and evaluate
                                # a new leaf with one forward pass

@@ -119,16 +119,24 @@ cdef int32_t select_child(TreeC* t, int32_t node, double c_uct) noexcept nogil:
     return best
 
 
-cdef int32_t select_puct(TreeC* t, int32_t node, double c_puct) noexcept nogil:
+cdef int32_t select_puct(TreeC* t, int32_t node, double c_puct,
+                         double fpu_reduction) noexcept nogil:
     """PUCT by the mover's own reward entry: Q + c_puct * P * sqrt(N) / (1 + n), where an
     unvisited child's Q is the node's own mean reward for the mover (first-play urgency
-    at the parent's value); ties to the first child."""
+    at the parent's value), less fpu_reduction * sqrt(sum of the visited children's
+    priors) (Leela Zero's reduction: the more of the policy already searched, the less
+    an unsearched move is presumed worth); ties to the first child."""
     cdef NodeC* nd = &t.nodes[node]
     cdef int i, p = nd.player
     cdef int32_t ch, best = nd.first_child
-    cdef double q, score, best_score = -INFINITY
+    cdef double q, score, best_score = -INFINITY, seen = 0
     cdef double sq = sqrt(<double>(nd.visits if nd.visits > 0 else 1))
     cdef double fpu = nd.reward[p] / nd.visits if nd.visits > 0 else 0.5
+    if fpu_reduction > 0:
+        for i in range(nd.num_children):
+            if t.nodes[nd.first_child + i].visits > 0:
+                seen += t.nodes[nd.first_child + i].prior
+        fpu -= fpu_reduction * sqrt(seen)
     for i in range(nd.num_children):
         ch = nd.first_child + i
         if t.nodes[ch].visits > 0:
@@ -192,7 +200,7 @@ cdef int tree_descend(TreeC* t, StateC* s, const MctsParams* mp, ModelEvaluator 
             if child < 0:
                 break
         elif mp.use_prior:
-            child = select_puct(t, node, mp.c_puct)
+            child = select_puct(t, node, mp.c_puct, mp.fpu_reduction)
         else:
             child = select_child(t, node, mp.c_uct)
         state_apply(s, <action_t>t.nodes[child].action)
@@ -291,13 +299,14 @@ cdef class MctsEngine:
         threads: trees, each searched by its own `run` call (one thread each).
         evaluator: the leaf estimate; its `static()` ends the principal variations.
         prior: a ModelEvaluator whose policy gives PUCT's priors, or None (UCT).
-        c, c_puct, max_nodes, margin_weight, margin_scale, solo_reference, solo_scale: as
+        c, c_puct, fpu_reduction, max_nodes, margin_weight, margin_scale, solo_reference,
+            solo_scale: as
             MctsBot (which owns their defaults; every one is required here).
     """
 
     def __cinit__(self, int threads, Evaluator evaluator not None, *, double c, double c_puct,
-                  ModelEvaluator prior, int max_nodes, double margin_weight,
-                  double margin_scale, double solo_reference, double solo_scale):
+                  double fpu_reduction, ModelEvaluator prior, int max_nodes,
+                  double margin_weight, double margin_scale, double solo_reference, double solo_scale):
         if threads < 1:
             threads = 1
         self.nthreads = threads
@@ -309,6 +318,7 @@ cdef class MctsEngine:
         self.prior = prior
         self.mp.c_uct = c
         self.mp.c_puct = c_puct
+        self.mp.fpu_reduction = fpu_reduction
         self.mp.use_prior = prior is not None
         self.mp.expand_leaf = prior is not None and prior is evaluator
         self.mp.max_nodes = max_nodes

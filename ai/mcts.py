@@ -90,6 +90,9 @@ class MctsBot(BaseBot):
             "auto" (PUCT at the player counts the model was trained on, or without
             `model` each packaged model at its own counts; UCT otherwise).
         c_puct: PUCT's constant (prior=model).
+        fpu_reduction: PUCT's first-play urgency: an unvisited move's value is its
+            node's mean reward less fpu_reduction * sqrt(the priors of the moves already
+            visited) (Leela Zero); 0 (the default): the node's mean reward.
         model: the model file of eval=model, eval=mix and prior=model/auto ("" =
             $GALLERIST_MODEL, else the packaged ai/models/default.npz; an error when
             neither is there, except for prior=auto, which then searches by UCT).
@@ -117,7 +120,7 @@ class MctsBot(BaseBot):
                  rollout_model_steps: int = 0, cutoff: int = 0,
                  eval: str = "rollout", rollout_steps: int = 0, prior: str = "none",
                  model_weight: float = 0.5,
-                 c_puct: float = 1.5, model: str = "",
+                 c_puct: float = 1.5, fpu_reduction: float = 0.0, model: str = "",
                  margin_weight: float = 0.25, margin_scale: float = 20.0,
                  win_temperature: float = WIN_TEMPERATURE, solo_reference: float = 150.0,
                  solo_scale: float = 50.0, reuse: bool = True,
@@ -147,6 +150,11 @@ class MctsBot(BaseBot):
                              f"got {rollout_steps} with eval={eval}")
         if not math.isfinite(c_puct) or c_puct < 0:
             raise ValueError(f"mcts option c_puct must be a finite number >= 0, got {c_puct}")
+        if not (math.isfinite(fpu_reduction) and 0 <= fpu_reduction <= 1):
+            raise ValueError(f"mcts option fpu_reduction must be a number in [0, 1], "
+                             f"got {fpu_reduction}")
+        if fpu_reduction and prior == "none":
+            raise ValueError("mcts option fpu_reduction needs prior=model or prior=auto")
         if model and eval == "rollout" and prior == "none" and rollout != "model":
             raise ValueError("mcts option model needs eval=model, eval=mix, prior=model, "
                              "prior=auto or rollout=model")
@@ -202,7 +210,8 @@ class MctsBot(BaseBot):
         if len(self._priors) < 4:
             priors[id(None)] = None
         self._engines = {
-            key: MctsEngine(threads, evaluator, c=c, c_puct=c_puct, prior=p,
+            key: MctsEngine(threads, evaluator, c=c, c_puct=c_puct,
+                            fpu_reduction=fpu_reduction, prior=p,
                             max_nodes=max_nodes, margin_weight=margin_weight,
                             margin_scale=margin_scale, solo_reference=solo_reference,
                             solo_scale=solo_scale)

@@ -117,6 +117,19 @@ def test_prior_model_with_rollouts_still_favours_the_high_prior_move(tmp_path):
     assert v[target] == max(v.values())
 
 
+def test_fpu_reduction_keeps_puct_on_the_moves_already_searched(tiny):
+    """fpu_reduction lowers an unvisited move's first-play value below its node's mean
+    by fpu_reduction * sqrt(the visited moves' priors): with a small c_puct, a reduction
+    of 1 keeps every root visit on the first move searched, while without it PUCT tries
+    the others too."""
+    s = first_decision(2)
+    common = f"mcts:iterations=400,prior=model,c_puct=0.05,model={tiny}"
+    plain = visits(ai.make_bot(common, seed=2), s)
+    reduced = visits(ai.make_bot(common + ",fpu_reduction=1", seed=2), s)
+    assert sum(v > 0 for v in plain.values()) >= 2
+    assert sorted(reduced.values())[-2:] == [0, 400]
+
+
 def test_eval_model_estimates_the_leaves_with_the_network(tmp_path):
     """A model that says seat 0 ends with $70 and seat 1 with $20: the root numbers are
     the network's (raw, calibrated=false)."""
@@ -228,6 +241,9 @@ def test_the_packaged_default_is_used_when_no_path_is_given(monkeypatch, tmp_pat
     ("mcts:rollout=model,rollout_model_steps=-1", "rollout_model_steps must be >= 0"),
     ("expectimax:model=x.npz", "model needs eval=model"),
     ("mcts:prior=model,c_puct=-1", "c_puct"),
+    ("mcts:prior=model,fpu_reduction=1.5", "fpu_reduction must be a number in \\[0, 1\\]"),
+    ("mcts:prior=model,fpu_reduction=nan", "fpu_reduction must be a number in"),
+    ("mcts:fpu_reduction=0.2", "fpu_reduction needs prior=model or prior=auto"),
 ])
 def test_model_options_are_checked(spec, message):
     with pytest.raises(ValueError, match=message):
