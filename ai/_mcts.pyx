@@ -300,13 +300,13 @@ cdef class MctsEngine:
         evaluator: the leaf estimate; its `static()` ends the principal variations.
         prior: a ModelEvaluator whose policy gives PUCT's priors, or None (UCT).
         c, c_puct, fpu_reduction, max_nodes, margin_weight, margin_scale, solo_reference,
-            solo_scale: as
-            MctsBot (which owns their defaults; every one is required here).
+            solo_scale: as MctsBot (which owns their defaults; every one is required here).
     """
 
     def __cinit__(self, int threads, Evaluator evaluator not None, *, double c, double c_puct,
                   double fpu_reduction, ModelEvaluator prior, int max_nodes,
-                  double margin_weight, double margin_scale, double solo_reference, double solo_scale):
+                  double margin_weight, double margin_scale, double solo_reference,
+                  double solo_scale):
         if threads < 1:
             threads = 1
         self.nthreads = threads
