@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from gallerist.ai.calibration import CalibrationError
 from gallerist.ai.model_file import ModelFileError
 from gallerist.server.commands.model_option import model_option
+from gallerist.server.demo_state import DemoPositionError
 from gallerist.server.commands import (CliError, analyze, apply, arena, demo, hint, label,
                                        legal, loadtest, new, play, replay, review, selfplay,
                                        serve, train)
@@ -87,6 +88,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CalibrationError, ModelFileError) as exc:   # a command that made a bot
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except DemoPositionError as exc:   # `demo`, `hint --demo`: a seed without a position
+        print(f"error: --demo-seed: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:   # e.g. `gallerist play ... | head`: stop quietly

@@ -10,7 +10,13 @@ from gallerist import engine
 from gallerist.ai.baselines import GreedyBot
 from gallerist.engine.actions import decision_kind
 
-__all__ = ["demo_state"]
+__all__ = ["DemoPositionError", "demo_state"]
+
+_SEEDS_TRIED = 50   # seeds after the given one that an error looks through for one to name
+
+
+class DemoPositionError(ValueError):
+    """A seed's game offers no demo position; the message names a seed that does."""
 
 
 def demo_state(seed: int = 1, players: int = 2, turns: int = 12,
@@ -20,7 +26,8 @@ def demo_state(seed: int = 1, players: int = 2, turns: int = 12,
 
     The greedy bot plays every seat (chance events drawn from the seed) until `turns`
     turns have started, then on to the next turn start with at least `min_moves` legal
-    moves.
+    moves. A game that ends before (a short solo game, say) gives instead the turn start
+    with at least `min_moves` moves nearest its middle turn.
 
     Args:
         seed: the game's seed (setup, chance and the bots' tie-breaks).
@@ -32,12 +39,30 @@ def demo_state(seed: int = 1, players: int = 2, turns: int = 12,
         A decision point (the full state: every player's cards are known).
 
     Raises:
-        RuntimeError: the game ended first (not seen with the defaults).
+        DemoPositionError: no turn start of the game offers `min_moves` moves; the
+            message names the next seed whose game does.
     """
+    position = _demo_position(seed, players, turns, min_moves)
+    if position is not None:
+        return position
+    for other in range(seed + 1, seed + 1 + _SEEDS_TRIED):
+        if _demo_position(other, players, turns, min_moves) is not None:
+            raise DemoPositionError(
+                f"the {players}-player game of seed {seed} has no turn start with "
+                f"{min_moves} or more moves to show; try seed {other}")
+    raise DemoPositionError(
+        f"the {players}-player game of seed {seed} has no turn start with {min_moves} or "
+        f"more moves to show, nor have seeds {seed + 1} to {seed + _SEEDS_TRIED}")
+
+
+def _demo_position(seed: int, players: int, turns: int,
+                   min_moves: int) -> engine.GameState | None:
+    """`demo_state`'s position of one seed, or None when no turn start qualifies."""
     state = engine.new_game(num_players=players, seed=seed)
     bots = [GreedyBot(seed=seed * 31 + p) for p in range(players)]
     started = 0
     chance = 0
+    early: list[tuple[int, engine.GameState]] = []   # (turn, state) of the first turns
     for _ in range(engine.MAX_GAME_LENGTH):
         if state.is_terminal():
             break
@@ -47,8 +72,13 @@ def demo_state(seed: int = 1, players: int = 2, turns: int = 12,
             continue
         if decision_kind(state) == "turn-start":
             started += 1
-            if started > turns and len(state.legal_actions()) >= min_moves:
-                return state
+            if len(state.legal_actions()) >= min_moves:
+                if started > turns:
+                    return state
+                early.append((started, state.copy()))
         player = state.current_player
         state.apply(bots[player].choose(state.view(player)))
-    raise RuntimeError(f"the game of seed {seed} ended before a demo position was found")
+    if not early:
+        return None
+    middle = (started + 1) / 2
+    return min(early, key=lambda item: (abs(item[0] - middle), item[0]))[1]
