@@ -29,7 +29,7 @@ from gallerist.engine._core cimport (
     SR_WORK_FACE_DOWN, SR_ACQUIRED, SR_COMMISSION_FACE_DOWN, SR_COMMISSION_TWICE,
     SR_CURATOR_TWICE, SR_DEALER_TWICE, SR_SCORE_EARLY, SR_SCORE_TOTAL, SR_AUCTION_WORK,
     SR_TOP_ALSO_BELOW, SR_STACK_TOTAL, SR_TOP_VISITORS, SR_EASELS, SR_INTERMEDIATE,
-    SR_TURNS_LEFT,
+    SR_TURNS_LEFT, SR_TURNS_DONE,
     SR_LOC_ACTION_ELSEWHERE, SR_LEAVE_EMPTY, SR_LEAVE_ABOVE, SR_KO_OWNER, SR_SLOT_EMPTY,
     SR_COLUMN_II, SR_MARKET_TAKEN, SR_SLOT_FOR_ASSISTANT, SR_ARTIST_FACE_DOWN,
     SR_DISCOVERY_TWICE, SR_ALREADY_DISCOVERED, SR_HAS_COMMISSION, SR_DISCOVER_SPACE,
@@ -175,6 +175,9 @@ _RULES = {
     SR_EASELS: ("renowned_works", "the art forms must differ"),
     SR_INTERMEDIATE: ("intermediate_scoring.pending", "cannot be pending once done"),
     SR_TURNS_LEFT: ("game_end.turns_left", "must be 0 until the end is triggered"),
+    SR_TURNS_DONE: ("game_end.turns_left", "is 0 but the game is not over: once the end is "
+                    "triggered it counts the turns still to play, the current one included, "
+                    "and the game is scored when it reaches 0 (R-END-1)"),
     SR_LOC_ACTION_ELSEWHERE: (_TASK_A, "is not where the player's gallerist is"),
     SR_LEAVE_EMPTY: (_TASK_A, "the location left must be empty"),
     SR_LEAVE_ABOVE: (_TASK, "LEAVE sits right above the same player's LOC_ACTION"),

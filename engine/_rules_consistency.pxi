@@ -383,7 +383,13 @@ cdef int _board_rules(const StateC* s, int* at) noexcept nogil:
         return _broken(at, SR_EASELS)
     if s.intermediate_pending and s.intermediate_done:
         return _broken(at, SR_INTERMEDIATE)
-    return _broken(at, SR_TURNS_LEFT) if not s.end_triggered and s.turns_left else 0
+    if not s.end_triggered and s.turns_left:
+        return _broken(at, SR_TURNS_LEFT)
+    # R-END-1: once triggered, the turns still to play, the current one included; the turn
+    # that takes it to 0 scores the game, so a live game always has one left
+    if s.end_triggered and not s.terminal and not s.turns_left:
+        return _broken(at, SR_TURNS_DONE)
+    return 0
 
 
 cdef int _task_targets(const StateC* s, int* at) noexcept nogil:

@@ -199,8 +199,8 @@ cdef class GameState:
 
     @property
     def turns_left(self) -> int:
-        """-1 until the end is triggered (R-END-1); then the turns still to play after
-        the current one."""
+        """-1 until the end is triggered (R-END-1); then the turns still to play, the
+        current one included (0 once the game is over)."""
         return self.s.turns_left if self.s.end_triggered else -1
 
     @property

@@ -193,3 +193,44 @@ def test_token_required(demo: engine.GameState) -> None:
         with HintClient(address, token="s3cret") as c:
             assert c.new_game().state.num_players == 2
             assert list(c.analyze_stream(hint_request(demo, bot="greedy")))[-1].final
+
+
+def test_live_game_without_a_turn_left_is_named(client: HintClient) -> None:
+    """A new game with its end triggered and 0 turns left (R-END-1: a live game has at
+    least its current turn left) is INVALID_ARGUMENT naming state.game_end.turns_left for
+    LegalActions, ApplyAction and hints, never INTERNAL."""
+    state = client.new_game(players=2, seed=1).state
+    state.game_end.triggered = True
+    fragments = ("state.game_end.turns_left", "is 0 but the game is not over")
+    expect_status(BAD, lambda: client.legal_actions(state), *fragments)
+    expect_status(BAD, lambda: client.apply_action(state, action=0), *fragments)
+    expect_status(BAD, lambda: client.suggest(hint_request(state, bot="greedy")), *fragments)
+
+
+def test_apply_action_with_the_end_triggered_is_never_internal(client: HintClient) -> None:
+    """The end triggered at several points of a game with every turn count 0..2n-1, then
+    the first legal action applied each step: 0 turns left is INVALID_ARGUMENT naming
+    game_end.turns_left, any other count plays to the final scoring; never INTERNAL."""
+    start = client.new_game(players=2, seed=1).state
+    for ply in (0, 7, 30):
+        for turns_left in range(4):
+            state = type(start)()
+            state.CopyFrom(start)
+            for _ in range(ply):
+                state = client.apply_action(
+                    state, action=client.legal_actions(state).actions[0].action).state
+            state.game_end.triggered, state.game_end.turns_left = True, turns_left
+            for _ in range(200):
+                try:
+                    actions = client.legal_actions(state).actions
+                    if not actions:
+                        break
+                    state = client.apply_action(state, action=actions[0].action).state
+                except grpc.RpcError as e:
+                    where = f"ply {ply}, turns_left {turns_left}: {e.code().name}: {e.details()}"
+                    assert turns_left == 0 and e.code() == BAD, where
+                    assert "game_end.turns_left" in (e.details() or ""), where
+                    break
+            else:
+                raise AssertionError(f"ply {ply}, turns_left {turns_left}: no end in 200 steps")
+            assert state.game_end.over or turns_left == 0, (ply, turns_left)
