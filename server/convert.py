@@ -197,7 +197,7 @@ def hint_response(report: Report, max_moves: int, query_id: str = "") -> Any:
         nodes_per_second=a.nodes / (elapsed / 1000.0) if elapsed > 0 else 0.0)
     return hints_pb2.HintResponse(
         player=a.player, bot=a.bot, moves=[_move(m) for m in moves],
-        legal_move_count=len(a.moves), stats=stats, final=report.final,
+        legal_move_count=report.legal_move_count, stats=stats, final=report.final,
         budget=budget_message(report.budget), deadline_limited=report.deadline_limited,
         stopped=report.stopped, root=_root(a), query_id=query_id)
 

@@ -32,6 +32,8 @@ class Report:
         budget: the budget the search applied (defaults filled in, time capped).
         deadline_limited: the client's deadline set the time budget.
         elapsed_ms: wall time since the search started, in ms.
+        legal_move_count: the position's legal moves, searched or not (a restricted
+            search ranks fewer).
     """
 
     analysis: Analysis
@@ -40,6 +42,7 @@ class Report:
     budget: Budget
     deadline_limited: bool
     elapsed_ms: float
+    legal_move_count: int
 
 
 def resolve_budget(bot: Bot, requested: Budget, limits: Limits,
@@ -90,6 +93,7 @@ class Search:
         self.budget = budget
         self.deadline_limited = deadline_limited
         self.moves = moves
+        self._legal_move_count = len(state.legal_actions())
         self._stopped = threading.Event()
         self._t0 = 0.0
 
@@ -108,7 +112,8 @@ class Search:
 
     def _report(self, analysis: Analysis, final: bool) -> Report:
         return Report(analysis=analysis, final=final, stopped=self.stopped, budget=self.budget,
-                      deadline_limited=self.deadline_limited, elapsed_ms=self._elapsed_ms())
+                      deadline_limited=self.deadline_limited, elapsed_ms=self._elapsed_ms(),
+                      legal_move_count=self._legal_move_count)
 
     def run(self) -> Report:
         """Search with the whole budget.

@@ -55,9 +55,12 @@ def format_hint(response: Any, *, title: str = "", limit: int = 10) -> str:
         win = f"{100 * m.win_probability:>5.1f}%" if m.HasField("win_probability") else "     -"
         lines.append(f"{i + 1:>2}  {m.notation:<26} {m.visits:>7} {m.depth:>5} "
                      f"{win} {m.value:>8.3f}  {money:<18}  {plan}")
-    hidden = r.legal_move_count - min(limit, len(r.moves))
+    hidden = len(r.moves) - min(limit, len(r.moves))
     if hidden > 0:
         lines.append(f"    ... {hidden} more legal move(s) not shown")
+    unsearched = r.legal_move_count - len(r.moves)   # left out by allow/avoid
+    if unsearched > 0:
+        lines.append(f"    ... {unsearched} other legal move(s) not searched (allow/avoid)")
     if r.moves:
         lines.append("")
         lines.append("Position: " + format_root(r.root))

@@ -12,6 +12,7 @@ from gallerist.v1 import hints_pb2
 from gallerist.server import HintClient, hint_request
 from gallerist.server.app import GalleristServer
 from gallerist.server.demo_state import demo_state
+from gallerist.server.text import format_hint
 from server_testlib import chance_state, terminal_state
 
 
@@ -59,6 +60,26 @@ def test_suggest_moves_max_moves_and_bot_kind(client: HintClient, demo: engine.G
     r = client.suggest(request)
     assert r.bot == "greedy" and len(r.moves) == 1
     assert r.legal_move_count == len(demo.legal_actions())
+
+
+@pytest.mark.parametrize("bot", ["mcts:iterations=100", "greedy"])
+def test_legal_move_count_ignores_allow_and_avoid(client: HintClient, demo: engine.GameState,
+                                                  bot: str) -> None:
+    """allow_moves / avoid_moves restrict the moves searched, not legal_move_count: it
+    stays the position's number of legal moves, in SuggestMoves and AnalyzeStream, and
+    the CLI's table says how many were not searched."""
+    legal = demo.legal_actions()
+    assert len(legal) > 2
+    for restriction in ({"allow": [str(legal[0])]}, {"avoid": [str(legal[0])]}):
+        request = hint_request(demo, bot=bot, seed=1, **restriction)
+        r = client.suggest(request)
+        searched = 1 if "allow" in restriction else len(legal) - 1
+        assert len(r.moves) == searched
+        assert r.legal_move_count == len(legal)
+        assert (f"{len(legal) - searched} other legal move(s) not searched"
+                in format_hint(r, limit=len(legal)))
+        assert all(report.legal_move_count == len(legal)
+                   for report in client.analyze_stream(request))
 
 
 def test_suggest_moves_default_bot_and_budget(client: HintClient, demo: engine.GameState) -> None:
