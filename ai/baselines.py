@@ -17,7 +17,8 @@ from gallerist.engine.actions import action_to_string
 class RandomBot(BaseBot):
     """Picks a legal action uniformly at random (seeded numpy Generator). Its analysis
     reports the static evaluation after each move with the win shares of `playouts`
-    root playouts (calibration kind "static"; see GreedyBot)."""
+    root playouts, within a quarter of the time budget (calibration kind "static"; see
+    GreedyBot)."""
 
     name = "random"
 
@@ -33,7 +34,7 @@ class RandomBot(BaseBot):
         order, each with the evaluation after it."""
         player = decision_player(state)
         state = state.view(player)   # never read the opponents' hidden cards
-        Budget.of(budget)
+        b = Budget.of(budget)
         t0 = time.perf_counter()
         legal = self.root_moves(state, moves)
         order = [legal[i] for i in self.rng.permutation(len(legal))]
@@ -44,7 +45,7 @@ class RandomBot(BaseBot):
             money, win = evaluate(after)
             moves.append(MoveInfo(action=a, notation=action_to_string(a), expected_money=money,
                                   win_probabilities=win, pv=[a]))
-        shares = self.root_playouts(state, player)
+        shares = self.root_playouts(state, player, b.time_ms / 4)
         return self.report(state, Analysis(player=player, bot=self.name, moves=moves, nodes=len(legal),
                                            elapsed_ms=(time.perf_counter() - t0) * 1000.0,
                                            playout_win=shares))
@@ -64,7 +65,8 @@ class GreedyBot(BaseBot):
     broken at random (seeded). The numbers it reports are the static evaluation after
     each move, calibrated (kind "static") with the win shares of `playouts` games played
     on from the root by the uniform rollout policy (BaseBot.root_playouts: about 10 ms
-    for 100 early in a game; the maps were fitted with 100); `calibrated=False` gives
+    for 100 early in a game, stopped after a quarter of the time budget, as expectimax's;
+    the maps were fitted with 100); `calibrated=False` gives
     them raw, and playouts=0 (which needs calibrated=false) plays none. `choose` plays
     none (it reports nothing)."""
 
@@ -87,7 +89,7 @@ class GreedyBot(BaseBot):
                 *, moves: Sequence[int] | None = None) -> Analysis:
         player = decision_player(state)
         state = state.view(player)   # never read the opponents' hidden cards
-        Budget.of(budget)
+        b = Budget.of(budget)
         t0 = time.perf_counter()
         only = None if moves is None else self.root_moves(state, moves)
         scored = self._scores(state, only)
@@ -100,7 +102,7 @@ class GreedyBot(BaseBot):
             moves.append(MoveInfo(action=a, notation=action_to_string(a), depth=1,
                                   expected_money=money, win_probabilities=win,
                                   value=value, pv=list(greedy_line(state, a, self._evaluator))))
-        shares = self.root_playouts(state, player)
+        shares = self.root_playouts(state, player, b.time_ms / 4)
         return self.report(state, Analysis(player=player, bot=self.name, moves=moves, nodes=len(moves),
                                            depth=1, elapsed_ms=(time.perf_counter() - t0) * 1000.0,
                                            playout_win=shares))

@@ -290,12 +290,15 @@ class BaseBot:
     def root_playouts(self, state: engine.GameState, player: int, max_ms: float = 0.0) -> list[float]:
         """Every seat's win share over `playouts` games played on from `state` by the
         uniform rollout policy (the hidden cards `player` cannot see dealt anew for each),
-        stopping after `max_ms` when > 0: the estimate of who is ahead that the
-        calibration maps of the heuristic bots take. Empty solo, at the end of the game,
-        or with playouts=0. Seeded by the bot's seed and the position (deterministic)."""
+        stopping after `max_ms` when > 0, and after one game once `stop()` was called:
+        the estimate of who is ahead that the calibration maps of the heuristic bots
+        take. Empty solo, at the end of the game, or with playouts=0. Seeded by the
+        bot's seed and the position (deterministic)."""
         if self.playouts == 0 or state.num_players == 1 or state.is_terminal():
             return []
         seed = (self.seed * 0x9E3779B1 + zlib.crc32(state.state_bytes())) & 0xFFFFFFFFFFFFFFFF
+        if self.stop_requested:
+            max_ms = 1e-6   # the least work: one game
         return playout_shares(state, player, self.playouts, max_ms, seed)[0]
 
     @property

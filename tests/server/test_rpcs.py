@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import grpc
 import pytest
 
 from gallerist import engine
@@ -13,7 +14,7 @@ from gallerist.server import HintClient, hint_request
 from gallerist.server.app import GalleristServer
 from gallerist.server.demo_state import demo_state
 from gallerist.server.text import format_hint
-from server_testlib import chance_state, terminal_state
+from server_testlib import chance_state, running_server, terminal_state, wait_until
 
 
 def _without_timing(response: hints_pb2.HintResponse) -> hints_pb2.HintResponse:
@@ -80,6 +81,23 @@ def test_legal_move_count_ignores_allow_and_avoid(client: HintClient, demo: engi
                 in format_hint(r, limit=len(legal)))
         assert all(report.legal_move_count == len(legal)
                    for report in client.analyze_stream(request))
+
+
+@pytest.mark.parametrize("bot", ["greedy:playouts=1000", "random:playouts=1000"])
+def test_playouts_end_at_the_deadline_and_free_the_slot(bot: str) -> None:
+    """A 20 ms deadline bounds the root playouts of greedy and random (1000 take 40-90 ms
+    from a 4-player start): the hint answers or the deadline passes, and the one search
+    slot is free again within 20 ms, so the next hint is not refused."""
+    state = engine.new_game(4, seed=1)
+    with running_server(workers=1) as server, HintClient(f"localhost:{server.port}") as c:
+        for _ in range(3):
+            try:
+                c.suggest(hint_request(state, bot=bot, seed=1), timeout=0.02)
+            except grpc.RpcError as e:
+                assert e.code() == grpc.StatusCode.DEADLINE_EXCEEDED, e.details()
+            wait_until(lambda: server.slots.in_use == 0, timeout=0.02, every=0.001)
+            r = c.suggest(hint_request(state, bot="greedy", seed=2), timeout=5)
+            assert r.final and r.moves
 
 
 def test_suggest_moves_default_bot_and_budget(client: HintClient, demo: engine.GameState) -> None:
