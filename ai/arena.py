@@ -36,6 +36,9 @@ __all__ = ["ArenaSetup", "GameFailed", "GameRecord", "GameSpec", "RecordsError",
 
 log = logging.getLogger(__name__)
 
+#: Largest setup seed of a scheduled game (the service's seeds: 0..2^63-1).
+MAX_SEED = 2**63 - 1
+
 
 @dataclass(frozen=True)
 class GameSpec:
@@ -61,6 +64,13 @@ def schedule(bots: Sequence[str], players: int, games: int, seed: int) -> list[G
         groups = list(itertools.combinations(bots, players))
     else:   # fewer bots than seats: every bot plays, the first ones twice
         groups = [tuple(itertools.islice(itertools.cycle(bots), players))]
+    block = sum(len(set(itertools.permutations(group))) for group in groups)
+    last = seed + (games + block - 1) // block - 1
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be 0..2^63-1, got {seed}")
+    if last > MAX_SEED:
+        raise ValueError(f"seed {seed}: the last games would be set up from seed {last}, "
+                         f"above 2^63-1; give a smaller first seed")
     out: list[GameSpec] = []
     k = 0
     while len(out) < games:

@@ -19,11 +19,13 @@ from gallerist.server.commands import CliError
 from gallerist.server.commands.model_option import add_model_option
 from gallerist.server.commands.options import (
     LOCAL_LIMITS,
-    MAX_SEED,
     MAX_UINT32,
     add_command,
     check_output_path,
+    game_index,
     int_range,
+    seed_value,
+    worker_count,
 )
 
 __all__ = ["add", "run"]
@@ -44,7 +46,7 @@ def add(sub: Any) -> None:
                     + ", $".join(f"{v:g}" for v in SOLO_THRESHOLDS.values()) + "). Writes JSON "
                     "Lines and prints a summary per player. Ctrl-C keeps what was analysed.")
     p.add_argument("record", metavar="RECORD", help="a game record file (JSON Lines), a self-play directory or a move list (JSON)")
-    p.add_argument("--game", type=int, default=None,
+    p.add_argument("--game", type=game_index, default=None,
                    help="game number (the record's `game`; default: the file's first game)")
     p.add_argument("--run", default=None, help="run id, when several runs of the file have the game")
     p.add_argument("--bot", default=DEFAULT_BOT, metavar="SPEC",
@@ -57,9 +59,9 @@ def add(sub: Any) -> None:
                         help="MCTS iterations per position instead of a time")
     p.add_argument("--seats", default=None, metavar="0,1",
                    help="the seats whose decisions to analyse (default: all)")
-    p.add_argument("--workers", type=int_range(1, 256), default=None, metavar="W",
+    p.add_argument("--workers", type=worker_count, default=None, metavar="W",
                    help="positions analysed in parallel (default: every core)")
-    p.add_argument("--seed", type=int_range(0, MAX_SEED), default=0, help="search seed (default 0)")
+    p.add_argument("--seed", type=seed_value, default=0, help="search seed (default 0)")
     add_model_option(p)
     p.add_argument("--top", type=int_range(1, 200), default=5, metavar="N",
                    help="best moves listed per position (default 5)")

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from gallerist.server.commands import CliError
-from gallerist.server.commands.options import check_output_path
+from gallerist.server.commands.options import (MAX_GAMES, MAX_WORKERS, check_output_path,
+                                               game_count, seed_value, worker_count)
 
 __all__ = ["add", "run"]
 
@@ -33,10 +34,13 @@ def add(sub: Any) -> None:
                     help='bot specs, e.g. "mcts:iterations=1000" expectimax:depth=2 greedy random')
     ap.add_argument("--players", type=int, default=None, choices=(1, 2, 3, 4),
                     help="players per game (1: solo against Lacerda, scored by mean money; default 2)")
-    ap.add_argument("--games", type=int, default=None,
-                    help="games to play at least (rounded up so every seating is played; default 20)")
-    ap.add_argument("--workers", type=int, default=0, help="parallel games (default: all cores)")
-    ap.add_argument("--seed", type=int, default=None, help="first setup seed (default 0)")
+    ap.add_argument("--games", type=game_count, default=None,
+                    help=f"games to play at least (rounded up so every seating is played; "
+                         f"1..{MAX_GAMES:,}; default 20)")
+    ap.add_argument("--workers", type=worker_count, default=None,
+                    help=f"parallel games, 1..{MAX_WORKERS} (default: all cores)")
+    ap.add_argument("--seed", type=seed_value, default=None,
+                    help="first setup seed, 0..2^63-1 (default 0)")
     ap.add_argument("--backend", choices=("local", "ray"), default="local",
                     help="local processes, or Ray tasks (pip install -e '.[ray]')")
     ap.add_argument("--ray-address", default=None, help="Ray cluster address (default: a local cluster)")

@@ -11,8 +11,8 @@ import time
 from typing import Any
 
 from gallerist.server.commands import CliError
-from gallerist.server.commands.options import add_command
-from gallerist.server.commands.selfplay import integer_option
+from gallerist.ai.playout_labels import MAX_PLAYOUTS
+from gallerist.server.commands.options import MAX_WORKERS, add_command, int_range, worker_count
 
 __all__ = ["add", "run"]
 
@@ -30,10 +30,12 @@ def add(sub: Any) -> None:
                     "selfplay' runs in DIR label their shards alike. Train on the labels "
                     "with 'gallerist train --value-target playouts'.")
     p.add_argument("dir", metavar="DIR", help="a gallerist selfplay directory")
-    p.add_argument("--playouts", default="100", metavar="N",
-                   help="playouts per position (default 100; about 85 us each)")
-    p.add_argument("--workers", default=str(os.cpu_count() or 1), metavar="W",
-                   help="processes labelling games in parallel (default: all cores)")
+    p.add_argument("--playouts", type=int_range(1, MAX_PLAYOUTS), default=100, metavar="N",
+                   help=f"playouts per position, 1..{MAX_PLAYOUTS:,} (default 100; about 85 us "
+                        f"each)")
+    p.add_argument("--workers", type=worker_count, default=None, metavar="W",
+                   help=f"processes labelling games in parallel, 1..{MAX_WORKERS} (default: "
+                        f"all cores)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -42,10 +44,10 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
     from tqdm.contrib.logging import logging_redirect_tqdm
 
-    from gallerist.ai.playout_labels import MAX_PLAYOUTS, label_directory
+    from gallerist.ai.playout_labels import label_directory
 
-    playouts = integer_option("--playouts", args.playouts, 1, MAX_PLAYOUTS)
-    workers = integer_option("--workers", args.workers, 1, 1024)
+    playouts = args.playouts
+    workers = args.workers or min(os.cpu_count() or 1, MAX_WORKERS)
     bars: list[Any] = []
 
     def progress(done: int, total: int) -> None:

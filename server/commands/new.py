@@ -9,7 +9,8 @@ from typing import Any
 
 from gallerist import engine
 from gallerist.server.commands import CliError
-from gallerist.server.commands.options import add_command, add_players, check_output_path
+from gallerist.server.commands.options import (add_command, add_players, check_output_path,
+                                               int_range, seed_value)
 
 __all__ = ["add", "run"]
 
@@ -21,9 +22,9 @@ def add(sub: Any) -> None:
         description="Write the state of a new game (after setup) as JSON, the format 'gallerist "
                     "hint' reads and the service's GameState in protobuf's JSON mapping.")
     add_players(p, "number of players")
-    p.add_argument("--seed", type=int, default=0, help="setup seed (default 0)")
+    p.add_argument("--seed", type=seed_value, default=0, help="setup seed, 0..2^63-1 (default 0)")
     p.add_argument("-o", "--output", default="-", help="file to write (default: stdout)")
-    p.add_argument("--indent", type=int, default=None, metavar="N",
+    p.add_argument("--indent", type=int_range(0, 16), default=None, metavar="N",
                    help="indent the JSON by N spaces (default: one line)")
 
 

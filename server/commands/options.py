@@ -13,17 +13,20 @@ from gallerist.server.app import DEFAULT_PORT
 from gallerist.server.commands import CliError
 from gallerist.server.limits import MAX_SEED, Limits
 
-__all__ = ["DEFAULT_SEARCH_MS", "LOCAL_LIMITS", "MAX_SEED", "MAX_UINT32", "UNTIMED_BOTS",
-           "add_client_options", "add_command", "add_demo_game", "add_limits", "add_players",
-           "add_search_options", "check_output_path", "int_range", "port", "timed_spec"]
+__all__ = ["DEFAULT_SEARCH_MS", "LOCAL_LIMITS", "MAX_GAMES", "MAX_LISTED_MOVES", "MAX_SEED",
+           "MAX_UINT32", "MAX_WORKERS", "UNTIMED_BOTS", "add_client_options", "add_command",
+           "add_demo_game", "add_limits", "add_players", "add_search_options",
+           "check_output_path", "game_count", "game_index", "int_range", "port",
+           "seconds", "seed_value", "timed_spec", "worker_count"]
 
 #: Largest budget value (the HintRequest's budget fields are uint32).
 MAX_UINT32 = 2**32 - 1
 
 
-def int_range(lo: int, hi: int) -> Callable[[str], int]:
+def int_range(lo: int, hi: int, why: str = "") -> Callable[[str], int]:
     """An argparse ``type``: an integer in lo..hi. Anything else is a usage error naming the
-    option (argparse's "argument --time-ms: ...", exit status 2)."""
+    option (argparse's "argument --time-ms: ...", exit status 2); `why`, when given, is
+    added to the message of a value outside the range (e.g. what the bound is for)."""
 
     def parse(text: str) -> int:
         try:
@@ -31,11 +34,44 @@ def int_range(lo: int, hi: int) -> Callable[[str], int]:
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
         if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"{value} is outside {lo}..{hi}")
+            raise argparse.ArgumentTypeError(f"{value} is outside {lo}..{hi}"
+                                             + (f" ({why})" if why else ""))
         return value
 
     parse.__name__ = "int"   # argparse names the type in some messages
     return parse
+
+
+# The numbers of the commands' options, checked by argparse before any work (a bad one is a
+# usage error naming the option, exit status 2): one validator per kind of number.
+
+#: Most worker processes (or threads) one command runs at once.
+MAX_WORKERS = 256
+#: Most games one `arena` or `selfplay` run may ask for (their schedule is made up front).
+MAX_GAMES = 1_000_000
+#: Most ranked moves a hint lists.
+MAX_LISTED_MOVES = 1000
+
+#: A seed: 0..2^63-1, the seeds the service takes.
+seed_value = int_range(0, MAX_SEED)
+#: A number of worker processes or threads: 1..MAX_WORKERS.
+worker_count = int_range(1, MAX_WORKERS)
+#: A number of games of a run: 1..MAX_GAMES.
+game_count = int_range(1, MAX_GAMES, f"a run plays at most {MAX_GAMES:,} games; play more "
+                                     "in several runs with other seeds")
+#: A game's number in a records file: 0 or more.
+game_index = int_range(0, MAX_SEED)
+
+
+def seconds(text: str) -> float:
+    """An argparse ``type``: a duration in seconds, 0 or more (``--grace``, ``--timeout``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= 86_400 * 365:   # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"{text} is outside 0..31536000 seconds")
+    return value
 
 
 def port(text: str) -> int:
@@ -148,7 +184,7 @@ def add_client_options(p: argparse.ArgumentParser) -> None:
                    help="the server's shared token (default: $GALLERIST_TOKEN)")
     g.add_argument("--tls", action="store_true", help="connect with TLS")
     g.add_argument("--tls-ca", metavar="PEM", help="certificate to trust (implies --tls)")
-    g.add_argument("--timeout", type=float, default=0.0, metavar="S",
+    g.add_argument("--timeout", type=seconds, default=0.0, metavar="S",
                    help="deadline of the call in seconds; the server returns the best it "
                         "found by then (default: the budget + 10 s)")
 
@@ -170,9 +206,9 @@ def add_search_options(p: argparse.ArgumentParser, bot: str | None = DEFAULT_BOT
                    help="search time in ms (0: no limit)")
     g.add_argument("--depth", type=budget, default=0, metavar="N",
                    help="expectimax depth (0: bot default)")
-    g.add_argument("--seed", type=int_range(0, MAX_SEED), default=0,
+    g.add_argument("--seed", type=seed_value, default=0,
                    help="search seed, 0..2^63-1 (default 0)")
-    g.add_argument("--moves", type=int, default=10, metavar="N",
+    g.add_argument("--moves", type=int_range(1, MAX_LISTED_MOVES), default=10, metavar="N",
                    help="how many ranked moves to show (default 10)")
 
 
@@ -184,5 +220,6 @@ def add_players(p: argparse.ArgumentParser, what: str) -> None:
 
 def add_demo_game(p: argparse.ArgumentParser, players_help: str) -> None:
     """Add ``--demo-seed`` and ``--players``: the game of `server.demo_state.demo_state`."""
-    p.add_argument("--demo-seed", type=int, default=1, help="seed of the demo game (default 1)")
+    p.add_argument("--demo-seed", type=seed_value, default=1,
+                   help="seed of the demo game, 0..2^63-1 (default 1)")
     add_players(p, players_help)

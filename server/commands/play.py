@@ -17,7 +17,7 @@ from gallerist.server.commands.interrupt import StopOnCtrlC
 from gallerist.server.commands.play_human import is_human
 from gallerist.server.commands.model_option import add_model_option
 from gallerist.server.commands.options import (LOCAL_LIMITS, add_command, check_output_path,
-                                               timed_spec)
+                                               seed_value, timed_spec)
 from gallerist.server.limits import RequestError, build_bot, check_spec
 
 __all__ = ["add", "run"]
@@ -34,7 +34,8 @@ def add(sub: Any) -> None:
                    help="bot spec per seat, e.g. mcts:iterations=300 greedy, or human (a "
                         "person at the terminal: moves typed with tab completion, ? for a "
                         "hint, undo, quit)")
-    p.add_argument("--seed", type=int, default=0, help="game and bot seed (default 0)")
+    p.add_argument("--seed", type=seed_value, default=0,
+                   help="game and bot seed, 0..2^63-1 (default 0)")
     add_model_option(p)
     p.add_argument("--board", choices=("turn", "end", "none"), default="turn",
                    help="print the board at every turn start (default), only at the end, "

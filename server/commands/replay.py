@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from gallerist.server.commands.options import game_index
+
 __all__ = ["add", "run"]
 
 
@@ -16,7 +18,7 @@ def add(sub: Any) -> None:
                                     "`gallerist arena`, move by move, with the board.")
     ap.set_defaults(func=run)
     ap.add_argument("file", help="a JSON Lines file written by `gallerist arena`")
-    ap.add_argument("--game", type=int, default=0, help="game number (the record's `game`)")
+    ap.add_argument("--game", type=game_index, default=0, help="game number (the record's `game`)")
     ap.add_argument("--run", default=None,
                     help="run id (the record's `run`), needed when several runs of the file "
                          "have the game")

@@ -11,10 +11,15 @@ import sys
 import time
 from typing import Any
 
+from gallerist.ai.playout_labels import MAX_PLAYOUTS
 from gallerist.server.commands import CliError
-from gallerist.server.commands.options import add_command
+from gallerist.server.commands.options import (MAX_GAMES, MAX_WORKERS, add_command, game_count,
+                                               int_range, worker_count)
 
-__all__ = ["add", "integer_option", "run"]
+__all__ = ["MAX_SELFPLAY_SEED", "add", "run"]
+
+#: Largest base seed of a self-play run (`ai.selfplay`'s bound).
+MAX_SELFPLAY_SEED = 2**62 - 1
 
 
 def add(sub: Any) -> None:
@@ -29,35 +34,26 @@ def add(sub: Any) -> None:
                     "continues it (a larger --games extends it); Ctrl-C keeps the complete "
                     "shards.")
     p.add_argument("spec", metavar="SPEC", help='bot spec, e.g. "mcts:iterations=400"')
-    p.add_argument("--players", default="2", metavar="N", help="seats per game, 1 (solo) to 4 (default 2)")
-    p.add_argument("--games", required=True, metavar="G", help="games the directory holds at the end")
-    p.add_argument("--workers", default="1", metavar="W", help="parallel games (default 1)")
-    p.add_argument("--backend", default="local", metavar="local|ray",
+    p.add_argument("--players", type=int_range(1, 4), default=2, metavar="N",
+                   help="seats per game, 1 (solo) to 4 (default 2)")
+    p.add_argument("--games", type=game_count, required=True, metavar="G",
+                   help=f"games the directory holds at the end, 1..{MAX_GAMES:,}")
+    p.add_argument("--workers", type=worker_count, default=1, metavar="W",
+                   help=f"parallel games, 1..{MAX_WORKERS} (default 1)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
                    help="local processes, or ray: Ray tasks (pip install -e '.[ray]')")
     p.add_argument("--out", required=True, metavar="DIR", help="the records' directory")
-    p.add_argument("--seed", default="0", metavar="S", help="base seed: game g is set up from seed + g (default 0)")
-    p.add_argument("--games-per-shard", default=None, metavar="K",
+    p.add_argument("--seed", type=int_range(0, MAX_SELFPLAY_SEED), default=0, metavar="S",
+                   help="base seed: game g is set up from seed + g, 0..2^62-1 (default 0)")
+    p.add_argument("--games-per-shard", type=int_range(1, MAX_GAMES), default=None, metavar="K",
                    help="games per shard file (default: the directory's, 100 for a new one)")
     p.add_argument("--ray-address", default=os.environ.get("RAY_ADDRESS"), metavar="ADDR",
                    help="Ray cluster to run on (default $RAY_ADDRESS, else a local cluster)")
-    p.add_argument("--playouts", default=None, metavar="N",
+    p.add_argument("--playouts", type=int_range(0, MAX_PLAYOUTS), default=None, metavar="N",
                    help="also label every position with every seat's mean win share over N "
                         "random playouts from the deciding player's view (the playout_win "
                         "column; default: the directory's, none for a new one)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-
-
-def integer_option(option: str, text: str | None, lo: int, hi: int | None = None) -> int | None:
-    if text is None:
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        raise CliError(f"{option} {text!r}: not an integer", status=1) from None
-    if value < lo or (hi is not None and value > hi):
-        bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise CliError(f"{option} {value}: must be {bound}", status=1)
-    return value
 
 
 def _resume_command(args: argparse.Namespace) -> str:
@@ -76,14 +72,7 @@ def run(args: argparse.Namespace) -> int:
 
     from gallerist.ai.selfplay import SelfplayError, run_selfplay
 
-    players = integer_option("--players", args.players, 1, 4)
-    games = integer_option("--games", args.games, 1)
-    workers = integer_option("--workers", args.workers, 1, 1024)
-    seed = integer_option("--seed", args.seed, 0, 2**62 - 1)
-    per_shard = integer_option("--games-per-shard", args.games_per_shard, 1)
-    playouts = integer_option("--playouts", args.playouts, 0, 1_000_000)
-    if args.backend not in ("local", "ray"):
-        raise CliError(f"--backend {args.backend!r}: use local or ray", status=1)
+    games = args.games
     # The bar starts with the first report, once the arguments and the directory were
     # checked: an error is one line, not glued to a bar.
     bars: list[Any] = []
@@ -107,10 +96,11 @@ def run(args: argparse.Namespace) -> int:
                 else logging_redirect_tqdm(loggers=[logging.getLogger("gallerist")]))
     try:
         with redirect:
-            result = run_selfplay(args.spec, players=players, games=games, out=args.out,
-                                  workers=workers, backend=args.backend, seed=seed,
-                                  games_per_shard=per_shard, ray_address=args.ray_address,
-                                  playouts=playouts, progress=progress)
+            result = run_selfplay(args.spec, players=args.players, games=games, out=args.out,
+                                  workers=args.workers, backend=args.backend, seed=args.seed,
+                                  games_per_shard=args.games_per_shard,
+                                  ray_address=args.ray_address, playouts=args.playouts,
+                                  progress=progress)
     except (ValueError, OSError, ConnectionError) as exc:   # SelfplayError, Ray missing
         raise CliError(str(exc), status=1) from None
     finally:

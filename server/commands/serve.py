@@ -11,7 +11,8 @@ from gallerist.ai.model_file import ModelFileError
 from gallerist.server.app import DEFAULT_PORT, GalleristServer, serve
 from gallerist.server.commands import CliError
 from gallerist.server.commands.model_option import add_model_option
-from gallerist.server.commands.options import add_command, add_limits, port
+from gallerist.server.commands.options import (add_command, add_limits, int_range, port,
+                                               seconds, worker_count)
 from gallerist.server.limits import Limits, RequestError
 
 __all__ = ["add", "run"]
@@ -31,13 +32,13 @@ def add(sub: Any) -> None:
                         "every interface: then use --token and TLS)")
     p.add_argument("--port", type=port, default=DEFAULT_PORT,
                    help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
-    p.add_argument("--workers", type=int, default=max(1, min(8, os.cpu_count() or 2)),
+    p.add_argument("--workers", type=worker_count, default=max(1, min(8, os.cpu_count() or 2)),
                    help="searches that may run at once; more get RESOURCE_EXHAUSTED "
                         "(default: the number of cores, at most 8)")
-    p.add_argument("--max-rpcs", type=int, default=0, metavar="N",
+    p.add_argument("--max-rpcs", type=int_range(0, 1_000_000), default=0, metavar="N",
                    help="calls accepted at once, queued ones included (default: twice the "
                         "thread pool of workers + 4)")
-    p.add_argument("--state-cache", type=int, default=256, metavar="N",
+    p.add_argument("--state-cache", type=int_range(0, 1_000_000), default=256, metavar="N",
                    help="validated states kept to skip validating a state sent again "
                         "(default 256; 0 disables)")
     add_limits(p)
@@ -48,9 +49,9 @@ def add(sub: Any) -> None:
     g.add_argument("--token", default=os.environ.get("GALLERIST_TOKEN"),
                    help="require 'authorization: Bearer TOKEN' on every call but health "
                         "checks (default: $GALLERIST_TOKEN, if set)")
-    p.add_argument("--grace", type=float, default=10.0, metavar="S",
+    p.add_argument("--grace", type=seconds, default=10.0, metavar="S",
                    help="seconds calls in flight may take to finish at shutdown (default 10)")
-    p.add_argument("--drain", type=float, default=0.0, metavar="S",
+    p.add_argument("--drain", type=seconds, default=0.0, metavar="S",
                    help="seconds to keep serving after health turns NOT_SERVING (default 0)")
     p.add_argument("--log-level", default="INFO",
                    choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="default INFO")

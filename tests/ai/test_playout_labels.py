@@ -185,26 +185,31 @@ def test_selfplay_continues_a_labelled_directory_with_its_playouts(tmp_path) -> 
         run_selfplay("greedy", players=2, games=3, out=out, seed=3, playouts=-1)
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["label", "{d}", "--playouts", "0"], "error: --playouts 0: must be 1..1000000"),
-    (["label", "{d}", "--playouts", "many"], "error: --playouts 'many': not an integer"),
-    (["label", "{d}", "--workers", "0"], "error: --workers 0: must be 1..1024"),
-    (["label", "{missing}"], "no manifest.json (not a self-play directory)"),
-    (["label", "{changed}"], "sha256 differs from the manifest's"),
-    (["selfplay", "greedy", "--games", "1", "--out", "{new}", "--playouts", "x"],
-     "error: --playouts 'x': not an integer"),
+@pytest.mark.parametrize("argv, status, message", [
+    (["label", "{d}", "--playouts", "0"], 2, "error: argument --playouts: 0 is outside 1..1000000"),
+    (["label", "{d}", "--playouts", "many"], 2, "error: argument --playouts: 'many' is not an integer"),
+    (["label", "{d}", "--workers", "0"], 2, "error: argument --workers: 0 is outside 1..256"),
+    (["label", "{missing}"], 1, "no manifest.json (not a self-play directory)"),
+    (["label", "{changed}"], 1, "sha256 differs from the manifest's"),
+    (["selfplay", "greedy", "--games", "1", "--out", "{new}", "--playouts", "x"], 2,
+     "error: argument --playouts: 'x' is not an integer"),
 ])
-def test_bad_input_is_a_one_line_error(argv, message, unlabelled, tmp_path, capsys) -> None:
-    """Bad numbers, a folder that is not a self-play directory and a shard changed after
-    its run: exit status 1 and one line naming the option or the file."""
+def test_bad_input_is_a_one_line_error(argv, status, message, unlabelled, tmp_path,
+                                       capsys) -> None:
+    """Bad numbers (usage errors, exit 2), a folder that is not a self-play directory and a
+    shard changed after its run: one error line naming the option or the file."""
     changed = tmp_path / "changed"
     shutil.copytree(unlabelled, changed)
     with open(changed / "shard-00001.npz", "ab") as fh:
         fh.write(b"x")
     paths = {"d": unlabelled, "missing": tmp_path / "nothing", "changed": changed,
              "new": tmp_path / "new"}
-    assert main([a.format(**paths) for a in argv]) == 1
-    err = capsys.readouterr().err.strip().splitlines()
+    try:
+        code = main([a.format(**paths) for a in argv])
+    except SystemExit as exc:   # argparse's usage error
+        code = exc.code
+    assert code == status
+    err = [line for line in capsys.readouterr().err.splitlines() if "error: " in line]
     assert len(err) == 1 and message in err[0], err
 
 

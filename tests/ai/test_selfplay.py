@@ -250,23 +250,27 @@ def test_a_corrupt_or_missing_shard_is_refused_naming_the_file(tmp_path) -> None
         run_selfplay("greedy", players=2, games=3, out=out)
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["bogus", "--games", "1"], "unknown bot 'bogus'"),
-    (["mcts:nope=1", "--games", "1"], "unknown option 'nope'"),
-    (["greedy", "--games", "0"], "--games 0: must be >= 1"),
-    (["greedy", "--games", "two"], "--games 'two': not an integer"),
-    (["greedy", "--games", "1", "--players", "5"], "--players 5: must be 1..4"),
-    (["greedy", "--games", "1", "--workers", "0"], "--workers 0: must be 1..1024"),
-    (["greedy", "--games", "1", "--backend", "spark"], "--backend 'spark'"),
-    (["greedy", "--games", "1", "--games-per-shard", "-1"], "--games-per-shard -1"),
+@pytest.mark.parametrize("argv, status, message", [
+    (["bogus", "--games", "1"], 1, "unknown bot 'bogus'"),
+    (["mcts:nope=1", "--games", "1"], 1, "unknown option 'nope'"),
+    (["greedy", "--games", "0"], 2, "argument --games: 0 is outside 1..1000000"),
+    (["greedy", "--games", "two"], 2, "argument --games: 'two' is not an integer"),
+    (["greedy", "--games", "1", "--players", "5"], 2, "argument --players: 5 is outside 1..4"),
+    (["greedy", "--games", "1", "--workers", "0"], 2, "argument --workers: 0 is outside 1..256"),
+    (["greedy", "--games", "1", "--backend", "spark"], 2, "argument --backend: invalid choice: 'spark'"),
+    (["greedy", "--games", "1", "--games-per-shard", "-1"], 2, "argument --games-per-shard: -1"),
 ])
-def test_bad_arguments_are_one_line_errors(tmp_path, capsys, argv, message) -> None:
-    """Bad SPEC, players, games, workers, backend or shard size: "error: ..." on one
-    line naming it, exit 1, nothing written."""
+def test_bad_arguments_are_one_line_errors(tmp_path, capsys, argv, status, message) -> None:
+    """Bad SPEC, players, games, workers, backend or shard size: one error line naming it
+    (the numbers and the backend are usage errors, exit 2), nothing written."""
     out = tmp_path / "sp"
-    assert main(["selfplay", *argv, "--out", str(out)]) == 1
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and message in err, err
+    try:
+        code = main(["selfplay", *argv, "--out", str(out)])
+    except SystemExit as exc:   # argparse's usage error
+        code = exc.code
+    assert code == status
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error: " in line]
+    assert len(errors) == 1 and message in errors[0], errors
     assert not out.exists()
 
 
