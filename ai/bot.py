@@ -414,6 +414,17 @@ class BaseBot:
         """True once `stop()` was called."""
         return bool(getattr(self, "_stop_requested", False))
 
+    def model_files(self, num_players: int) -> list[str]:
+        """The model files whose networks a search of a `num_players` game reads (paths;
+        this default: none, the bot searches without a network)."""
+        return []
+
+    def resolved_options(self, options: dict[str, Any], num_players: int) -> dict[str, Any]:
+        """Every option of the bot (`options`: its spec's, defaults filled in) as it acts
+        in a `num_players` game: a bot whose options choose by player count (MCTS's
+        prior=auto) writes out the choice. This default: `options` unchanged."""
+        return options
+
     def default_budget(self) -> Budget:
         """The budget the bot applies when a call gives none (all zeros): its options."""
         return Budget(iterations=int(getattr(self, "iterations", 0) or 0),

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -87,6 +88,7 @@ class ExpectimaxBot(BaseBot):
         self.depth = depth
         self.time_ms = time_ms
         self.win_temperature = win_temperature
+        self._eval = eval
         if eval == "model":
             evaluator = load_evaluator(model, value=True)
         elif evaluator is None:
@@ -99,6 +101,17 @@ class ExpectimaxBot(BaseBot):
                                         alpha_beta=alpha_beta)
         self._stop_requested = False
         self._lock = threading.Lock()
+
+    def model_files(self, num_players: int) -> list[str]:
+        """The model file of eval=model (its value at the horizon), as a path; none with
+        the heuristic."""
+        model = getattr(self.evaluator, "model", None)
+        return [model.source] if self._eval == "model" and model is not None else []
+
+    def resolved_options(self, options: dict[str, Any], num_players: int) -> dict[str, Any]:
+        """model= the file name of eval=model's model ("" with the heuristic)."""
+        files = self.model_files(num_players)
+        return dict(options, model=os.path.basename(files[0]) if files else "")
 
     def stop(self) -> None:
         """Ask a running search to stop soon; the request sticks for later searches."""

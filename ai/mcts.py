@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -198,6 +199,8 @@ class MctsBot(BaseBot):
             raise ValueError(f"mcts evaluator must be an Evaluator, got {type(evaluator).__name__}")
         self.evaluator = evaluator
         self.network = network
+        # the network's value or rollout policy is in use (its prior: _priors)
+        self._network_used = network is not None and (eval != "rollout" or rollout == "model")
         # the prior of each player count that searches by PUCT (none: UCT)
         self._priors: dict[int, Any] = {}
         if prior == "model":
@@ -242,6 +245,26 @@ class MctsBot(BaseBot):
         """The ai._model.ModelEvaluator whose policy is PUCT's prior in a `num_players`
         game, or None where the search is UCT."""
         return self._priors.get(num_players)
+
+    def model_files(self, num_players: int) -> list[str]:
+        """The model files a `num_players` search reads: its prior's (PUCT), then its
+        value's or rollout policy's when another, as paths."""
+        nets = [self.prior_network(num_players), self.network if self._network_used else None]
+        files = [net.model.source for net in nets if net is not None]
+        return list(dict.fromkeys(files))
+
+    def resolved_options(self, options: dict[str, Any], num_players: int) -> dict[str, Any]:
+        """prior=auto written out as what it is at `num_players` (prior=model with the
+        prior's file, or prior=none), and model= the file name of the model in use ("":
+        none); both left as given when the search reads two files (auto's prior and
+        another value network)."""
+        files = self.model_files(num_players)
+        if len(files) > 1:
+            return options
+        out = dict(options, model=os.path.basename(files[0]) if files else "")
+        if out["prior"] == "auto":
+            out["prior"] = "model" if self.uses_prior(num_players) else "none"
+        return out
 
     def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
                 *, moves: Sequence[int] | None = None) -> Analysis:

@@ -25,6 +25,7 @@ A file that breaks any of this is a `ModelFileError` naming the file and the mis
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import math
 import os
@@ -447,6 +448,26 @@ def _evaluator(path: str, mtime_ns: int, size: int) -> Any:
     from gallerist.ai._model import ModelEvaluator
 
     return ModelEvaluator(load_model(path))
+
+
+def model_label(path: str) -> str:
+    """A model file as reports name it: its file name and the first 8 hex digits of its
+    sha256, e.g. "default.npz@1a2b3c4d" (hashed once per file version); the name alone
+    when the file cannot be read (a model made in memory)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return os.path.basename(path)
+    return _label(os.path.abspath(path), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _label(path: str, mtime_ns: int, size: int) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return f"{os.path.basename(path)}@{digest.hexdigest()[:8]}"
 
 
 def check_model_eval(bot: str, calibrated: bool, evaluator: Any, *,

@@ -156,11 +156,16 @@ def _move_json(m: MoveInfo) -> dict[str, Any]:
             "expected_money": [float(x) for x in m.expected_money]}
 
 
-def header_line(game: GameInput, *, source: str, bot: str, budget: Budget) -> dict[str, Any]:
-    """The first line of an analysis file."""
+def header_line(game: GameInput, *, source: str, bot: str, budget: Budget,
+                resolved_bot: str = "", model: str = "") -> dict[str, Any]:
+    """The first line of an analysis file. `bot` is the spec as given, `resolved_bot`
+    the bot as it searched this game (`ai.spec.resolved_spec`: every option, prior=auto
+    written out) and `model` the model files it read (`ai.spec.model_used`: "name@sha256
+    prefix", "" for none)."""
     unit = "$ (solo)" if game.players == 1 else "win probability"
     return {"type": "header", "format": "gallerist-analysis", "format_version": 1,
             "source": source, "game": game.game, "bot": bot,
+            "bot_resolved": resolved_bot or bot, "model": model,
             "time_ms": budget.time_ms or None, "iterations": budget.iterations or None,
             "players": game.players, "names": list(game.names),
             "setup": dict(game.setup) or {"seed": game.seed, "players": game.players},

@@ -106,3 +106,37 @@ def make_bot(spec: str, seed: int = 0) -> Any:
         return BOTS[name](seed=seed, **opts)
     except TypeError as exc:
         raise ValueError(f"bad options for bot {name!r}: {exc}") from None
+
+
+def _option_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def resolved_spec(spec: str, bot: Any, num_players: int) -> str:
+    """The spec of `bot` (made from `spec`) as it searches a `num_players` game: every
+    option written out, defaults included, in the bot's own order, and what it chooses
+    by player count (`BaseBot.resolved_options`: the default bot's prior=auto as
+    prior=model with the model's file name, or prior=none), e.g.
+    "greedy:calibrated=true,playouts=100". A spec of no bot of BOTS (remote:...) is
+    returned as given. `parse_spec` reads the result."""
+    try:
+        name, opts = parse_spec(spec)
+    except ValueError:
+        return spec
+    options = {**bot_options(name), **opts}
+    resolve = getattr(bot, "resolved_options", None)
+    if resolve is not None:
+        options = resolve(options, num_players)
+    return name + ":" + ",".join(f"{k}={_option_text(v)}" for k, v in options.items())
+
+
+def model_used(bot: Any, num_players: int) -> str:
+    """The model files `bot` reads searching a `num_players` game, as reports name them
+    ("default.npz@1a2b3c4d": file name and short sha256, `model_file.model_label`;
+    several comma-separated); "" when it reads none."""
+    from gallerist.ai.model_file import model_label
+
+    files = getattr(bot, "model_files", lambda n: [])(num_players)
+    return ",".join(model_label(f) for f in files)

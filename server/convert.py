@@ -199,7 +199,8 @@ def hint_response(report: Report, max_moves: int, query_id: str = "") -> Any:
         player=a.player, bot=a.bot, moves=[_move(m) for m in moves],
         legal_move_count=report.legal_move_count, stats=stats, final=report.final,
         budget=budget_message(report.budget), deadline_limited=report.deadline_limited,
-        stopped=report.stopped, root=_root(a), query_id=query_id)
+        stopped=report.stopped, root=_root(a), query_id=query_id,
+        resolved_bot_spec=report.bot_spec, model=report.model)
 
 
 #: MoveLabel numbers by review label.
@@ -208,8 +209,10 @@ _LABELS = {None: hints_pb2.MOVE_LABEL_NONE, "inaccuracy": hints_pb2.MOVE_LABEL_I
 
 
 def analyzed_position(review: PositionReview, *, index: int, total: int, query_id: str,
-                      budget: Budget, deadline_limited: bool, max_moves: int) -> Any:
-    """One reviewed decision as an AnalyzedPosition."""
+                      budget: Budget, deadline_limited: bool, max_moves: int,
+                      bot_spec: str = "", model: str = "") -> Any:
+    """One reviewed decision as an AnalyzedPosition (`bot_spec`, `model`: the resolved
+    spec and the model files of its search, `Report`)."""
     a = review.analysis
     return hints_pb2.AnalyzedPosition(
         query_id=query_id, index=index, total=total, ply=review.ply, player=review.player,
@@ -217,7 +220,7 @@ def analyzed_position(review: PositionReview, *, index: int, total: int, query_i
         best=_move(review.best), moves=[_move(m) for m in a.moves[:max_moves]],
         loss=float(review.loss), label=_LABELS[review.label],
         legal_move_count=len(review.state.legal_actions()), budget=budget_message(budget),
-        deadline_limited=deadline_limited)
+        deadline_limited=deadline_limited, resolved_bot_spec=bot_spec, model=model)
 
 
 def position(state: engine.GameState) -> Any:

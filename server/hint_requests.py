@@ -109,7 +109,8 @@ def hint_search(state: engine.GameState, *, spec: str, seed: int,
         raise RequestError(field, exc.problem) from None
     requested = check_budget(*budget, limits)
     resolved, deadline_limited = resolve_budget(bot, requested, limits, search_ms())
-    return Search(bot, position, resolved, deadline_limited=deadline_limited, moves=moves)
+    return Search(bot, position, resolved, deadline_limited=deadline_limited, moves=moves,
+                  spec=spec)
 
 
 def root_moves(state: engine.GameState, allow: Sequence[str | int],

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from gallerist import engine
 from gallerist.ai.bot import MIN_SEARCH_MS, Analysis, Bot, Budget
+from gallerist.ai.spec import model_used, resolved_spec
 from gallerist.server.limits import Limits
 
 __all__ = ["Report", "Search", "resolve_budget"]
@@ -34,6 +35,8 @@ class Report:
         elapsed_ms: wall time since the search started, in ms.
         legal_move_count: the position's legal moves, searched or not (a restricted
             search ranks fewer).
+        bot_spec: the bot as it searched (`ai.spec.resolved_spec`: every option).
+        model: the model files it read, "name@sha256 prefix" (`ai.spec.model_used`).
     """
 
     analysis: Analysis
@@ -43,6 +46,8 @@ class Report:
     deadline_limited: bool
     elapsed_ms: float
     legal_move_count: int
+    bot_spec: str
+    model: str
 
 
 def resolve_budget(bot: Bot, requested: Budget, limits: Limits,
@@ -82,10 +87,12 @@ class Search:
         budget: the resolved budget (`resolve_budget`): time_ms > 0.
         deadline_limited: passed through to the reports.
         moves: the root moves to search (the Bot protocol's restriction), or None.
+        spec: the spec the bot was made from ("": its name), resolved in the reports.
     """
 
     def __init__(self, bot: Bot, state: engine.GameState, budget: Budget, *,
-                 deadline_limited: bool = False, moves: list[int] | None = None) -> None:
+                 deadline_limited: bool = False, moves: list[int] | None = None,
+                 spec: str = "") -> None:
         if budget.time_ms <= 0:
             raise ValueError("a search needs a time limit (resolve_budget gives one)")
         self.bot = bot
@@ -94,6 +101,8 @@ class Search:
         self.deadline_limited = deadline_limited
         self.moves = moves
         self._legal_move_count = len(state.legal_actions())
+        self.bot_spec = resolved_spec(spec or bot.name, bot, state.num_players)
+        self.model = model_used(bot, state.num_players)
         self._stopped = threading.Event()
         self._t0 = 0.0
 
@@ -113,7 +122,8 @@ class Search:
     def _report(self, analysis: Analysis, final: bool) -> Report:
         return Report(analysis=analysis, final=final, stopped=self.stopped, budget=self.budget,
                       deadline_limited=self.deadline_limited, elapsed_ms=self._elapsed_ms(),
-                      legal_move_count=self._legal_move_count)
+                      legal_move_count=self._legal_move_count, bot_spec=self.bot_spec,
+                      model=self.model)
 
     def run(self) -> Report:
         """Search with the whole budget.

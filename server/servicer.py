@@ -340,7 +340,8 @@ class GalleristServicer:
                 yield convert.analyzed_position(
                     review, index=index, total=len(decisions), query_id=request.query_id,
                     budget=reports[0].budget, max_moves=max_moves,
-                    deadline_limited=any(r.deadline_limited for r in reports))
+                    deadline_limited=any(r.deadline_limited for r in reports),
+                    bot_spec=reports[0].bot_spec, model=reports[0].model)
             call.extra = f" positions={sent}/{len(decisions)}"
 
     # ------------------------------------------------------------------ game play

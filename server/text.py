@@ -69,6 +69,9 @@ def format_hint(response: Any, *, title: str = "", limit: int = 10) -> str:
                  f"depth {stats.depth}, {stats.elapsed_ms:,.0f} ms, "
                  f"{stats.nodes_per_second:,.0f} nodes/s (budget: {r.budget.iterations:,} "
                  f"iterations, time limit {r.budget.time_ms:,} ms, depth {r.budget.depth})")
+    if r.resolved_bot_spec:   # a server older than the field leaves it empty
+        lines.append(f"Bot: {r.resolved_bot_spec}")
+        lines.append(f"Model: {r.model or 'none'}")
     return "\n".join(lines)
 
 

@@ -118,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
     from gallerist.ai.bot import Budget
     from gallerist.ai.review import analyse_game, header_line, summary_line
     from gallerist.ai.review_games import GameInputError, read_game
+    from gallerist.ai.spec import model_used, resolved_spec
     from gallerist.server.limits import RequestError, build_bot, check_spec
 
     try:
@@ -129,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     seats = _seats(args.seats, game.players)
     try:
         check_spec(args.bot, LOCAL_LIMITS, field="--bot")
-        build_bot(args.bot, 0, field="--bot")
+        made = build_bot(args.bot, 0, field="--bot")
     except RequestError as exc:
         raise CliError(str(exc)) from None
     out = args.out or Path(args.record).name.rsplit(".", 1)[0] + ".analysis.jsonl"
@@ -139,7 +140,9 @@ def run(args: argparse.Namespace) -> int:
     budget = (Budget(iterations=args.iterations) if args.iterations is not None
               else Budget(time_ms=float(args.time_ms or DEFAULT_TIME_MS)))
     workers = args.workers or os.cpu_count() or 1
-    header = header_line(game, source=args.record, bot=args.bot, budget=budget)
+    header = header_line(game, source=args.record, bot=args.bot, budget=budget,
+                         resolved_bot=resolved_spec(args.bot, made, game.players),
+                         model=model_used(made, game.players))
     total = len(game.decisions(seats))
     done: dict[int, dict[str, Any]] = {}
     complete = False

@@ -299,3 +299,34 @@ def test_solo_game_through_the_service(client: HintClient) -> None:
             replay = solo.copy()
             for a in m.pv:
                 replay.apply(a)
+
+
+def test_hints_name_the_resolved_bot_and_its_model(client: HintClient,
+                                                   demo: engine.GameState) -> None:
+    """The default bot (mcts:prior=auto) says what searched: at 2 players PUCT with the
+    packaged model, named with its short sha256, in SuggestMoves, every AnalyzeStream
+    report and every AnalyzedPosition; at 4 players UCT and no model; a bot without a
+    model names none."""
+    from gallerist.ai.model_file import PACKAGED, model_label
+    from gallerist.ai.spec import bot_options, parse_spec
+    r = client.suggest(hint_request(demo, iterations=50))
+    assert r.bot == "mcts"
+    name, options = parse_spec(r.resolved_bot_spec)
+    assert name == "mcts" and list(options) == list(bot_options("mcts"))
+    assert options["prior"] == "model" and options["model"] == "default.npz"
+    assert r.model == model_label(PACKAGED)
+    stream = list(client.analyze_stream(hint_request(demo, iterations=50)))
+    assert {(s.resolved_bot_spec, s.model) for s in stream} == {(r.resolved_bot_spec, r.model)}
+    four = client.suggest(hint_request(engine.new_game(4, seed=1), iterations=50))
+    assert parse_spec(four.resolved_bot_spec)[1]["prior"] == "none" and four.model == ""
+    greedy = client.suggest(hint_request(demo, bot="greedy:playouts=20"))
+    assert (greedy.resolved_bot_spec, greedy.model) == ("greedy:calibrated=true,playouts=20", "")
+    moves = hints_pb2.GameMoves(num_players=2, seed=1)
+    game = engine.new_game(2, seed=1)
+    for _ in range(3):
+        moves.actions.append(game.legal_actions()[0])
+        game.apply(moves.actions[-1])
+    analysed = list(client.analyze_game(hints_pb2.AnalyzeGameRequest(
+        game=moves, budget=hints_pb2.Budget(iterations=30)), timeout=60))
+    assert analysed and all((p.resolved_bot_spec, p.model) == (r.resolved_bot_spec, r.model)
+                            for p in analysed)

@@ -1,0 +1,56 @@
+"""`gallerist hint` and `gallerist analyze` say what searched: the resolved bot spec (every
+option, prior=auto written out) and the model file read, by name and short sha256."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gallerist.ai.model_file import PACKAGED, model_label
+from gallerist.ai.spec import parse_spec
+from gallerist.server import GalleristServer
+from gallerist.server.cli import main
+
+RECORD = Path(__file__).resolve().parents[1] / "data" / "analyze_game.jsonl"
+
+
+def test_hint_text_names_the_resolved_bot_and_model(capsys: pytest.CaptureFixture[str]) -> None:
+    """The hint table ends with the bot as it searched and the model it read (none for
+    a bot without one)."""
+    assert main(["hint", "--demo", "--local", "--iterations", "50"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    bot = next(line for line in lines if line.startswith("Bot: "))
+    options = parse_spec(bot.removeprefix("Bot: "))[1]
+    assert options["prior"] == "model" and options["model"] == "default.npz"
+    assert f"Model: {model_label(PACKAGED)}" in lines
+    assert main(["hint", "--demo", "--local", "--bot", "greedy"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "Bot: greedy:calibrated=true,playouts=100" in lines and "Model: none" in lines
+
+
+@pytest.mark.parametrize("where", ["local", "server"])
+def test_hint_json_has_the_resolved_bot_and_model(where: str, service: GalleristServer,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """--json prints resolvedBotSpec and model beside bot, locally and from a server."""
+    place = ["--local"] if where == "local" else ["--address", f"localhost:{service.port}"]
+    assert main(["hint", "--demo", "--iterations", "50", "--json", *place]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["bot"] == "mcts"
+    assert parse_spec(out["resolvedBotSpec"])[1]["prior"] == "model"
+    assert out["model"] == model_label(PACKAGED)
+
+
+def test_analysis_header_names_the_resolved_bot_and_model(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The analysis file's header keeps the spec as given and adds the bot as it searched
+    the game's player count and the model it read."""
+    out = tmp_path / "a.jsonl"
+    assert main(["analyze", str(RECORD), "--iterations", "20", "--seats", "0", "--workers", "1",
+                 "--out", str(out), "--no-progress"]) == 0
+    capsys.readouterr()
+    head = json.loads(out.read_text().splitlines()[0])
+    assert head["bot"] == "mcts:prior=auto"
+    options = parse_spec(head["bot_resolved"])[1]
+    assert options["prior"] == "model" and options["model"] == "default.npz"
+    assert head["model"] == model_label(PACKAGED)
