@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from gallerist import engine
 from gallerist.ai._rollout import playout_shares
 from gallerist.ai.calibration import Calibration
+from gallerist.ai.endgame import outcome_spread
 from gallerist.engine.actions import NOTATION, action_to_string, string_to_action
 
 ActionId = int
@@ -330,7 +331,9 @@ class BaseBot:
         """Turn the moves' raw numbers (expected_money and win_probabilities by seat, as
         the search estimated them) into calibrated ones, once per move, and add the
         position's summary (`Analysis.root`) follows. A move that ends the game keeps
-        the search's numbers: its final scoring is exact, not estimated. Solo: no win
+        the search's numbers: its final scoring is exact, not estimated; near the end,
+        the mapped numbers are bounded by what uniform playouts after the move reach
+        (ai.endgame, `Calibration.settle`), exact where the rest is forced. Solo: no win
         probabilities. The win map of kind "mcts" takes the move's own win shares, the
         others the position's `analysis.playout_win` and the move's money against that
         of the first move of its kind (ai.calibration's move scale)."""
@@ -348,8 +351,15 @@ class BaseBot:
             win = m.win_probabilities if n > 1 else None
             if maps and m.action not in ending:   # the end is known, not estimated
                 kind = self.move_kind(m)
+                raw_win = win
                 m.expected_money, win = maps[kind](m.expected_money,
                                                    self.win_input(analysis, m), refs[kind])
+                after = state.clone_position()
+                after.apply(m.action)
+                spread = outcome_spread(after, player, self.seed)
+                if spread is not None:   # near the end: bounded by what is left
+                    m.expected_money, win = cal.settle(
+                        m.expected_money, win, spread, raw_win if kind == "mcts" else None)
             m.win_probabilities = list(win) if win else []
             m.win_probability = m.win_probabilities[player] if win else None
         return analysis

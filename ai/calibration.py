@@ -25,6 +25,11 @@ player count:
   rollouts, `Analysis.playout_win`), the same for every move of one analysis, so that the
   reported numbers carry what playouts know even where the ranking is the heuristic's;
 - money: E_i = alpha + beta m_i + gamma t + delta t m_i (every player count, solo too);
+- the end (`Calibration.settle`): near the end of a game (the end triggered and every
+  uniform playout after the move ending within ai.endgame.HORIZON decisions) the money
+  is kept within the range those playouts reach, and the win probabilities move toward
+  the known win shares as the money left open shrinks to 0, so that a move whose rest
+  is forced reports its exact result. In the middle game nothing changes;
 - moves (kinds "expectimax" and "static"): their win shares are the position's, the same
   for every move, so a move's win map also gets u_i += (m_i - r_i) / scale, r the money
   the bot's first (best) move has: the heuristic's difference between two moves, in $
@@ -54,6 +59,10 @@ ENV_VAR = "GALLERIST_CALIBRATION"
 PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "calibration.json")
 MIN_WIN_SHARE = 0.01
 MAX_STAGE = 1.2
+#: The money spread ($, standard deviation over the endgame playouts, ai.endgame) at and
+#: above which the win map is applied in full; below it the win probabilities move
+#: toward the known shares (`Calibration.settle`).
+SETTLE_WIN_SPREAD = 5.0
 
 
 class CalibrationError(ValueError):
@@ -205,6 +214,27 @@ class Calibration:
             return [base + slope * x for x in money], [x / z for x in e]
 
         return apply
+
+    @staticmethod
+    def settle(money: Sequence[float], win: Sequence[float] | None, spread: Any,
+               known_win: Sequence[float] | None) -> tuple[list[float], list[float] | None]:
+        """Mapped numbers bounded by what is left of the game (`spread`, an
+        ai.endgame.Spread of playouts from the position after the move, near the end).
+
+        Each seat's expected money is kept within the lowest and highest final money the
+        playouts reached: a map fitted on every stage of a game must not promise what no
+        continuation gives, and where every continuation ends alike (the rest forced)
+        the number is the exact result. The win probabilities move from the map's
+        toward `known_win` (the search's own win shares, else the playouts') by the
+        weight min(1, s / SETTLE_WIN_SPREAD), s the largest money spread of any seat: the
+        map's where the result is open, the exact shares where every seat's money is
+        settled (nobody's hidden cards or choices can change it)."""
+        out = [min(max(x, lo), hi) for x, lo, hi in zip(money, spread.low, spread.high)]
+        if win is None:
+            return out, None
+        target = known_win or spread.win
+        w = min(1.0, max(spread.sd) / SETTLE_WIN_SPREAD)
+        return out, [k + w * (p - k) for p, k in zip(win, target)]
 
 
 @functools.lru_cache(maxsize=8)
