@@ -259,7 +259,7 @@ cdef struct StateC:
     int8_t turn_player       # whose turn it is, 0..n-1
     int8_t ea_used           # the turn's executive action was taken
     int8_t end_triggered     # two end conditions have held
-    int8_t turns_left        # turns still to play after the current one, once triggered
+    int8_t turns_left        # turns still to play, the current one included, once triggered
     int8_t intermediate_pending
     int8_t intermediate_done
     int8_t terminal          # final scoring done

@@ -177,7 +177,7 @@ _GAME = (
     ("progress", O_PROGRESS, 2, "turns started / 100, and / (20 x players) (rounds / 20)", 0, 3),
     ("ea_used", O_EA_USED, 1, "1 once the turn's executive action was taken", 0, 1),
     ("end_triggered", O_END_TRIGGERED, 1, "1 once two end conditions held (R-END-1)", 0, 1),
-    ("turns_left", O_TURNS_LEFT, 1, "turns still to play after the current one (up to 2 x players - 1) / 8, once triggered (0 before)", 0, 1),
+    ("turns_left", O_TURNS_LEFT, 1, "turns still to play, the current one included (up to 2 x players - 1) / 8, once triggered (0 before)", 0, 1),
     ("intermediate", O_INTERMEDIATE, 2, "intermediate scoring pending, done", 0, 1),
     ("ko_active", O_KO_ACTIVE, 1, "1 while the kicked-out owner takes its KO action", 0, 1),
     ("passes", O_PASSES, 1, "consecutive turns whose location action was a pass / 8 (stall rule)", 0, 2),
