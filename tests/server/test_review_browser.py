@@ -25,7 +25,7 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 def browser() -> Iterator[Any]:
     if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)) and not shutil.which(CHROMIUM):
         pytest.fail(f"Chromium not found at {CHROMIUM}: install it with `apt-get install -y "
-                    f"chromium` (Debian's package; .ci/run does) or set GALLERIST_CHROMIUM")
+                    f"chromium` (Debian's package; tests/run.sh does) or set GALLERIST_CHROMIUM")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

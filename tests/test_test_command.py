@@ -1,0 +1,70 @@
+"""The README's test command, `bash tests/run.sh`: it installs what the tests need on a fresh
+machine (Debian's Chromium, Node.js and npm when missing; the dev extra; the Node.js client's
+packages) and runs pytest with its arguments, and CI runs the same script.
+
+The script is run here with stand-ins for apt-get, python and npm that record their calls.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "tests" / "run.sh"
+RECORDER = '#!/bin/sh\necho "$(basename "$0") $*" >> "$CALLS"\n'
+# apt-get also "installs" npm: the recorder, beside itself
+APT_GET = RECORDER + 'case "$*" in *npm*) cp "$0" "$(dirname "$0")/npm";; esac\n'
+
+
+def run_script(tmp_path, *, chromium: bool, npm: bool, args=()):
+    """Runs tests/run.sh with only stand-in tools on PATH; returns the calls they recorded."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("apt-get", "python") + (("npm",) if npm else ()):
+        (bin_dir / tool).write_text(APT_GET if tool == "apt-get" else RECORDER)
+        (bin_dir / tool).chmod(0o755)
+    for tool in ("dirname", "id", "env", "basename", "cp"):
+        (bin_dir / tool).symlink_to(shutil.which(tool))
+    browser = tmp_path / "chromium"
+    if chromium:
+        browser.write_text("#!/bin/sh\n")
+        browser.chmod(0o755)
+    calls = tmp_path / "calls"
+    env = {"PATH": str(bin_dir), "CALLS": str(calls), "GALLERIST_CHROMIUM": str(browser)}
+    out = subprocess.run([shutil.which("bash"), str(SCRIPT), *args], env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return calls.read_text().splitlines()
+
+
+def test_script_installs_chromium_and_node_when_missing_then_runs_pytest(tmp_path):
+    """A fresh machine: apt installs chromium, nodejs and npm before the Python steps."""
+    calls = run_script(tmp_path, chromium=False, npm=False)
+    assert calls[0] == "apt-get update -qq"
+    assert calls[1] == "apt-get install -y -qq chromium nodejs npm"
+    assert calls[2] == 'python -m pip install --quiet -e .[dev]'
+    assert calls[3] == "npm ci --prefix clients/node --no-audit --no-fund --loglevel=error"
+    assert calls[4] == "python -m pytest -q"
+
+
+def test_script_installs_nothing_present_and_passes_arguments_to_pytest(tmp_path):
+    """With Chromium and npm present nothing is installed; arguments reach pytest."""
+    calls = run_script(tmp_path, chromium=True, npm=True, args=("tests/engine", "-x"))
+    assert calls == ['python -m pip install --quiet -e .[dev]',
+                     "npm ci --prefix clients/node --no-audit --no-fund --loglevel=error",
+                     "python -m pytest -q tests/engine -x"]
+
+
+def test_readme_test_command_is_the_script_and_ci_runs_it():
+    """The README's test command is `bash tests/run.sh`; .ci/run calls the same script."""
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```bash\n(.*?)```", readme, re.S)
+    assert blocks[1].strip() == "bash tests/run.sh"
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert re.search(r"^bash tests/run\.sh$", ci, re.M)
+    assert os.access(SCRIPT, os.X_OK)
+    syntax = subprocess.run(["bash", "-n", str(SCRIPT)], capture_output=True, text=True)
+    assert syntax.returncode == 0, syntax.stderr
