@@ -8,11 +8,12 @@
 // SuggestMoves now and then, playing the move it ranks first.
 //
 //   node play.js --address localhost:50051 --state game.json [--out final.json]
-//                [--seed 1] [--hints 3] [--iterations 20] [--token TOKEN]
+//                [--seed N] [--hints 3] [--iterations 20] [--token TOKEN]
 //
 // Before the game it checks that nothing of the JSON state is lost on the way: the state
-// object serialized and read back by proto-loader must equal the JSON object, and NewGame
-// with the same players and seed must give that same object. It prints one JSON line
+// object serialized and read back by proto-loader must equal the JSON object, and, given
+// --seed (the seed of `gallerist new --seed N`), NewGame with the same players and seed
+// must give that same object. It prints one JSON line
 // {"ok": true, "actions": ..., "hints": ..., "money": [...], "winners": [...]} and exits 0;
 // on any failure it prints "error: ..." and exits 1 (2 for bad usage). --out writes the
 // final state, as JSON, for the caller to check.
@@ -21,7 +22,7 @@
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { parseArgs } = require('node:util');
+const { isDeepStrictEqual, parseArgs } = require('node:util');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
@@ -33,6 +34,25 @@ const LOADER_OPTIONS = { enums: String, longs: String, defaults: true, oneofs: f
 // A game that has not ended after this many actions means the client or service is wrong.
 const MAX_ACTIONS = 20000;
 
+const USAGE = `usage: node play.js --address HOST:PORT --state FILE [--out FILE] [--seed N]
+                    [--hints N] [--iterations N] [--token TOKEN]
+
+Plays one whole game through the Gallerist hint service, from a state written by
+\`gallerist new\` (protobuf's JSON mapping), and prints one JSON line with the result.
+
+  --address HOST:PORT  the service (e.g. localhost:50051)
+  --state FILE         the game's start, e.g. from \`gallerist new --seed 7 -o game.json\`
+  --seed N             the seed the state was made with: NewGame with it must give the same
+                       state (checked only when given); also seeds the client's random moves
+                       (default 1)
+  --hints N            SuggestMoves calls on the way, the best move played (default 3)
+  --iterations N       the hints' MCTS iterations (default 20)
+  --token TOKEN        the service's bearer token, when it asks for one
+  --out FILE           write the final state here, as JSON
+  --help               show this message
+
+Exit status: 0 the game was played, 1 it failed, 2 bad usage.`;
+
 class UsageError extends Error {}
 
 function parseOptions(argv) {
@@ -40,12 +60,16 @@ function parseOptions(argv) {
   try {
     ({ values } = parseArgs({ args: argv, options: {
       address: { type: 'string' }, state: { type: 'string' }, out: { type: 'string' },
-      seed: { type: 'string', default: '1' }, hints: { type: 'string', default: '3' },
+      seed: { type: 'string' }, hints: { type: 'string', default: '3' },
       iterations: { type: 'string', default: '20' }, token: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     } }));
   } catch (err) {
     throw new UsageError(err.message);
   }
+  if (values.help) return { help: true };
+  const seedGiven = values.seed !== undefined;
+  if (!seedGiven) values.seed = '1';
   for (const name of ['address', 'state']) {
     if (!values[name]) throw new UsageError(`--${name} is required`);
   }
@@ -57,7 +81,7 @@ function parseOptions(argv) {
     }
     numbers[name] = n;
   }
-  return { ...values, ...numbers };
+  return { ...values, ...numbers, seedGiven };
 }
 
 function loadService() {
@@ -102,14 +126,35 @@ function readState(file) {
   }
 }
 
-// Nothing of the JSON state may be dropped or changed by proto-loader, and NewGame with
-// the same players and seed must give the same state object.
-async function checkState(definition, call, state, seed) {
-  assert.deepStrictEqual(roundTrip(definition, state), state,
-    'the JSON state changed on its way through proto-loader (a field dropped or renamed)');
+// The path of the first place where two JSON values differ ("" when they are equal).
+function firstDifference(a, b, at = 'state') {
+  if (isDeepStrictEqual(a, b)) return '';
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return at;
+  if (Array.isArray(a) && Array.isArray(b) && a.length !== b.length) return `${at}.length`;
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    const where = Array.isArray(a) ? `${at}[${key}]` : `${at}.${key}`;
+    if (!isDeepStrictEqual(a[key], b[key])) return firstDifference(a[key], b[key], where);
+  }
+  return at;
+}
+
+// Nothing of the JSON state may be dropped or changed by proto-loader, and (given --seed)
+// NewGame with the same players and seed must give the same state object.
+async function checkState(definition, call, state, options) {
+  const lost = firstDifference(roundTrip(definition, state), state);
+  if (lost) {
+    throw new Error(`the JSON state changed on its way through proto-loader at ${lost} `
+                    + '(a field dropped or renamed)');
+  }
+  if (!options.seedGiven) return;
+  const { seed } = options;
   const fresh = await call('NewGame', { numPlayers: state.numPlayers, seed });
-  assert.deepStrictEqual(fresh.state, state,
-    `NewGame(${state.numPlayers} players, seed ${seed}) differs from the --state file`);
+  const differs = firstDifference(fresh.state, state);
+  if (differs) {
+    throw new UsageError(`--seed ${seed}: NewGame(${state.numPlayers} players, seed ${seed}) `
+      + `differs from the --state file at ${differs}; give the seed the file was made with `
+      + '(gallerist new --seed N), or leave --seed out');
+  }
   assert.equal(fresh.position.kind, 'POSITION_KIND_DECISION');
 }
 
@@ -172,11 +217,15 @@ async function playGame(call, state, options) {
 
 async function main(argv) {
   const options = parseOptions(argv);
+  if (options.help) {
+    console.log(USAGE);
+    return;
+  }
   const state = readState(options.state);
   const { definition, GalleristAI } = loadService();
   const { stub, call } = connect(GalleristAI, options.address, options.token);
   try {
-    await checkState(definition, call, state, options.seed);
+    await checkState(definition, call, state, options);
     const end = await playGame(call, state, options);
     if (end.hints < options.hints) {
       throw new Error(`the game ended after ${end.hints} of ${options.hints} hints`);

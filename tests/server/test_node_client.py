@@ -80,3 +80,34 @@ def test_node_client_bad_usage_is_one_line_and_status_2() -> None:
     result = _run_client("--state", "game.json")
     assert result.returncode == 2
     assert result.stderr.strip() == "error: --address is required"
+
+
+def test_node_client_help_prints_usage_and_exits_0() -> None:
+    """`--help` prints the usage with every option and exit status 0, not an error."""
+    result = _run_client("--help")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("usage: node play.js --address HOST:PORT --state FILE")
+    for option in ("--address", "--state", "--seed", "--hints", "--iterations", "--token", "--out"):
+        assert option in result.stdout
+
+
+def test_node_client_without_seed_plays_and_a_wrong_seed_is_one_line(
+        service: GalleristServer, tmp_path: Path) -> None:
+    """A state of `gallerist new --seed 7` played without --seed: the game is played (the
+    NewGame comparison needs the seed); with another seed: one line naming --seed and the
+    first field that differs, exit status 2."""
+    start = tmp_path / "game.json"
+    new = subprocess.run([sys.executable, "-m", "gallerist.server", "new", "--players", "2",
+                          "--seed", "7", "-o", str(start)], capture_output=True, text=True,
+                         timeout=60)
+    assert new.returncode == 0, new.stderr
+    address = f"localhost:{service.port}"
+    played = _run_client("--address", address, "--state", str(start), "--hints", "1")
+    assert played.returncode == 0, played.stderr
+    assert json.loads(played.stdout.strip().splitlines()[-1])["ok"] is True
+    wrong = _run_client("--address", address, "--state", str(start), "--seed", "1")
+    assert wrong.returncode == 2
+    lines = wrong.stderr.strip().splitlines()
+    assert len(lines) == 1, wrong.stderr
+    assert lines[0].startswith("error: --seed 1: NewGame(2 players, seed 1) differs from the "
+                               "--state file at state.")
