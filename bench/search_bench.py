@@ -23,7 +23,7 @@ from positions import sample_states
 
 def mcts_speed(states: list[engine.GameState], threads: int, iterations: int) -> dict:
     """Raw search speed (no analysis post-processing)."""
-    eng = ai.MctsBot(threads=threads, rollout="random")._engine   # the C search alone
+    eng = ai.MctsBot(threads=threads, rollout="random").engine(2)   # the C search alone
     import threading
     total_iter = 0
     total_dec = 0
