@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import MISSING, asdict, dataclass, fields
 from typing import Any, Callable, Sequence
 
 from gallerist import engine
 from gallerist.ai.ratings import GameResult
 
-__all__ = ["ArenaSetup", "GameRecord", "RecordsError", "find_game", "new_run_id", "read_records",
+__all__ = ["ArenaSetup", "GameRecord", "RecordsError", "find_game", "new_run_id", "read_records", "record_of",
            "replay", "run_records", "runs_of"]
 
 
@@ -81,6 +81,37 @@ class GameRecord:
         return json.dumps(asdict(self))
 
 
+_FIELDS = {f.name: f for f in fields(GameRecord)}
+_REQUIRED = [name for name, f in _FIELDS.items() if f.default is MISSING]
+
+
+def record_of(data: Any) -> GameRecord:
+    """The record of one decoded JSON line.
+
+    Raises:
+        ValueError: `data` is not a game record; the message says what it lacks.
+    """
+    if not isinstance(data, dict):
+        raise ValueError(f"expected a JSON object with the fields {', '.join(_REQUIRED)}, "
+                         f"got {type(data).__name__}")
+    missing = [name for name in _REQUIRED if name not in data]
+    if missing:
+        looks = " (it looks like a game state: give a file of `gallerist arena` or `gallerist " \
+                "play --record`)" if "numPlayers" in data or "players" in data else ""
+        raise ValueError(f"missing the field{'s' if len(missing) > 1 else ''} "
+                         f"{', '.join(missing)}{looks}")
+    unknown = sorted(set(data) - set(_FIELDS))
+    if unknown:
+        raise ValueError(f"unknown field{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}")
+    for name in ("game", "seed"):
+        if not isinstance(data[name], int) or isinstance(data[name], bool):
+            raise ValueError(f"{name}: expected a whole number, got {data[name]!r}")
+    for name in ("bots", "actions", "money", "returns", "scores"):
+        if not isinstance(data[name], list):
+            raise ValueError(f"{name}: expected a list, got {type(data[name]).__name__}")
+    return GameRecord(**data)
+
+
 def new_run_id() -> str:
     """A run id: the start time (UTC) and a random suffix, e.g. "20261201T112233-3fa2"."""
     return time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + secrets.token_hex(2)
@@ -98,8 +129,8 @@ def read_records(path: str) -> list[GameRecord]:
         for n, line in enumerate(fh, 1):
             if line.strip():
                 try:
-                    out.append(GameRecord(**json.loads(line)))
-                except (ValueError, TypeError) as exc:
+                    out.append(record_of(json.loads(line)))
+                except ValueError as exc:
                     raise ValueError(f"{path}:{n}: not a game record: {exc}") from None
     return out
 
@@ -156,7 +187,7 @@ def replay(record: GameRecord | dict[str, Any], on_action: Callable[[engine.Game
     incomplete record, the state where the game stopped). Raises ValueError if an action
     is illegal, a complete record does not reach the end, or the money differs from the
     record."""
-    rec = record if isinstance(record, GameRecord) else GameRecord(**record)
+    rec = record if isinstance(record, GameRecord) else record_of(record)
     state = engine.new_game(num_players=len(rec.bots), seed=rec.seed)
     for i, a in enumerate(rec.actions):
         if on_action is not None:

@@ -25,6 +25,7 @@ from google.protobuf import json_format
 from gallerist.engine._reader import SCHEMA_VERSION, read_state
 from gallerist.engine._writer import write_state
 from gallerist.engine.errors import InvalidStateError
+from gallerist.engine.json_fields import check_json_fields
 from gallerist.engine.state import LACERDA, GameState
 from gallerist.v1 import state_pb2 as pb
 
@@ -94,6 +95,7 @@ def state_from_json(text: str | bytes | bytearray) -> GameState:
     if not isinstance(obj, dict):
         raise InvalidStateError(f"JSON text must hold an object, got {type(obj).__name__}")
     _rename_old_fields(obj)
+    check_json_fields(obj, pb.GameState.DESCRIPTOR)
     msg = pb.GameState()
     try:
         json_format.ParseDict(obj, msg)

@@ -39,6 +39,15 @@ examples:
   gallerist selfplay mcts:iterations=400 --players 2 --games 100 --workers 2 --out sp/
   gallerist label sp/ --playouts 100 --workers 2  add playout labels to the records
   gallerist train selfplay-dir --out model.npz    train a learned evaluation
+
+exit status (every command):
+  0    done
+  1    the run failed: the service unreachable or refusing, an output not writable,
+       a replay that does not match its record, a search that failed
+  2    bad arguments or input files: an unknown option or bot, a number out of range,
+       a missing or unreadable file, a file that is not what the command reads,
+       a move that is not legal
+  130  interrupted (Ctrl-C, SIGINT or SIGTERM); what was finished is kept
 """
 
 #: The commands, in the order of ``gallerist --help``.

@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         game = read_game(args.record, args.game, args.run)
     except OSError as exc:
-        raise CliError(f"cannot read {args.record}: {exc.strerror or exc}", status=1) from None
+        raise CliError(f"cannot read {args.record}: {exc.strerror or exc}") from None
     except GameInputError as exc:
         raise CliError(str(exc)) from None
     seats = _seats(args.seats, game.players)

@@ -31,20 +31,19 @@ def parse_move(state: engine.GameState, text: str) -> int:
     """The action id of `text` (notation or id) if it is legal in `state`.
 
     Raises:
-        CliError: unknown or illegal here (status 1), the message naming the move.
+        CliError: unknown or illegal here (status 2), the message naming the move.
     """
     text = text.strip()
     try:
         action = int(text) if text.lstrip("-").isdigit() else string_to_action(text)
         name = action_to_string(action)
     except engine.IllegalActionError as exc:
-        raise CliError(f"move {text!r}: {exc}", status=1) from None
+        raise CliError(f"move {text!r}: {exc}") from None
     legal = ([a for a, _ in state.chance_outcomes()] if state.is_chance()
              else state.legal_actions())
     if action not in legal:
         raise CliError(f"move {name} (id {action}) is illegal here: {describe_decision(state)}"
-                       f" (legal: {', '.join(action_to_string(a) for a in legal) or 'none'})",
-                       status=1)
+                       f" (legal: {', '.join(action_to_string(a) for a in legal) or 'none'})")
     return action
 
 

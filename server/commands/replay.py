@@ -3,9 +3,9 @@ record (`ai.arena.replay`)."""
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
+from gallerist.server.commands import CliError
 from gallerist.server.commands.options import game_index
 
 __all__ = ["add", "run"]
@@ -32,14 +32,14 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         records = read_records(args.file)
-    except (OSError, ValueError) as exc:
-        print(f"gallerist replay: {exc}", file=sys.stderr)
-        return 2
+    except OSError as exc:
+        raise CliError(f"cannot read {args.file}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     try:
         rec = find_game(records, args.game, args.run, args.file)
     except RecordsError as exc:
-        print(f"gallerist replay: {exc}", file=sys.stderr)
-        return 2
+        raise CliError(str(exc)) from None
     run = f"run {rec.run}" if rec.run else "no run id"
     print(f"game {rec.game} ({run}), seed {rec.seed}: "
           + ", ".join(f"P{i} {b}" for i, b in enumerate(rec.bots)))
@@ -55,9 +55,8 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         final = replay(rec, on_action=show)
-    except ValueError as exc:
-        print(f"gallerist replay: {exc}", file=sys.stderr)
-        return 1
+    except ValueError as exc:   # the record does not replay: a failed check
+        raise CliError(str(exc), status=1) from None
     print(final.render())
     print(f"final money {final.money()} (recorded {rec.money}): replay matches")
     return 0

@@ -30,9 +30,10 @@ def run(args: argparse.Namespace) -> int:
     check_output_path(args.html, "--html")
     try:
         n = write_review_page(args.analysis, args.html)
-    except ReviewError as exc:
-        raise CliError(str(exc), status=1) from None
-    except OSError as exc:
-        raise CliError(f"{exc.filename or args.analysis}: {exc.strerror or exc}", status=1) from None
+    except ReviewError as exc:   # the analysis file is not one
+        raise CliError(str(exc)) from None
+    except OSError as exc:   # reading the analysis (2) or writing the page (1)
+        raise CliError(f"{exc.filename or args.analysis}: {exc.strerror or exc}",
+                       status=1 if exc.filename == args.html else 2) from None
     print(f"wrote {args.html} ({n} positions)", file=sys.stderr)
     return 0

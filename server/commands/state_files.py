@@ -1,5 +1,5 @@
 """Reading and writing a game state's JSON file for the commands (``legal``, ``apply``,
-``play --state``): a bad file is a one-line `CliError` naming it (exit status 1)."""
+``play --state``): a missing or bad file is a one-line `CliError` naming it (exit status 2)."""
 from __future__ import annotations
 
 import sys
@@ -16,12 +16,11 @@ def read_state(path: str) -> engine.GameState:
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise CliError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}",
-                       status=1) from None
+        raise CliError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
     try:
         return engine.GameState.from_json(text)
     except engine.GalleristError as exc:
-        raise CliError(f"{path}: not a valid state: {exc}", status=1) from None
+        raise CliError(f"{path}: not a valid state: {exc}") from None
 
 
 def write_state(state: engine.GameState, path: str) -> None:

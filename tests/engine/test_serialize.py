@@ -328,7 +328,7 @@ def test_terminal_state_has_scores_and_no_tasks():
     ('{"turn": {"player": ' + "[" * 5000 + "]" * 5000 + "}}", "nested too deeply"),
     ("\ufeff{}", "not valid JSON"),
     ('{"tasks": [{"kind": 1e999}]}', "infinity"),
-    ('{"players": [{"lobby": {"vip": "\\ud800"}}]}', "players.lobby.vip"),
+    ('{"players": [{"lobby": {"vip": "\\ud800"}}]}', "players[0].lobby.vip"),
     ('{"numPlayers": 2, "num_players": 3}', "duplicate key 'num_players'"),
 ])
 def test_from_json_rejects_what_is_not_a_state_text(text, needle):

@@ -168,8 +168,8 @@ def test_legal_and_apply_play_a_game_by_files(tmp_path: Path) -> None:
 
 
 def test_apply_names_an_illegal_move(tmp_path: Path) -> None:
-    """An illegal, unknown or out-of-range move is one line naming it, exit status 1, and
-    nothing is written; a bad state file likewise."""
+    """An illegal, unknown or out-of-range move is one line naming it, exit status 2 (bad
+    input), and nothing is written; a bad or missing state file likewise."""
     path = tmp_path / "s.json"
     path.write_text(engine.new_game(num_players=2, seed=5).to_json())
     out = tmp_path / "next.json"
@@ -177,19 +177,19 @@ def test_apply_names_an_illegal_move(tmp_path: Path) -> None:
                            ("teleport", "move 'teleport': unknown action notation"),
                            ("999", "move '999': action must be an int")):
         done = _run("apply", str(path), move, "-o", str(out))
-        assert done.returncode == 1 and fragment in done.stderr, done.stderr
+        assert done.returncode == 2 and fragment in done.stderr, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
         assert not out.exists()
     bad = tmp_path / "bad.json"
     bad.write_text("{\"numPlayers\": 9}")
     for argv in (("legal", str(bad)), ("apply", str(bad), "move:AC"), ("legal", str(tmp_path / "none.json"))):
         done = _run(*argv)
-        assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
 
 
 def test_review_command_writes_the_page(tmp_path: Path) -> None:
     """`gallerist review ANALYSIS --html OUT` writes the page; a file that is not an
-    analysis is a one-line error naming it (exit 1)."""
+    analysis is a one-line error naming it (exit 2: bad input)."""
     analysis = tmp_path / "a.jsonl"
     write_analysis(analysis, 2, seed=1, max_positions=10)
     page = tmp_path / "r.html"
@@ -201,7 +201,7 @@ def test_review_command_writes_the_page(tmp_path: Path) -> None:
     other = tmp_path / "x.jsonl"
     other.write_text('{"game": 0}\n')
     done = _run("review", str(other), "--html", str(page))
-    assert done.returncode == 1 and "not an analysed game" in done.stderr and str(other) in done.stderr
+    assert done.returncode == 2 and "not an analysed game" in done.stderr and str(other) in done.stderr
 
 
 def test_tab_completion_offers_the_legal_moves_and_commands() -> None:

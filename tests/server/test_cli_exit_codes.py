@@ -1,0 +1,100 @@
+"""One convention for exit statuses, written in `gallerist --help` and kept by every command
+that reads a file: 2 for bad arguments or input files (missing, or not what the command
+reads), 1 for a run that failed; and a game state's bad field is named with its index and
+the problem in words."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gallerist import engine
+
+
+def _run(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gallerist.server", *argv], capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_help_documents_the_exit_statuses() -> None:
+    out = _run("--help").stdout
+    assert "exit status (every command):" in out
+    for code in ("0    done", "1    the run failed", "2    bad arguments or input files",
+                 "130  interrupted"):
+        assert code in out
+
+
+COMMANDS = {   # command -> its arguments around the input file
+    "hint": ("hint", "{f}", "--local", "--bot", "greedy"),
+    "legal": ("legal", "{f}"),
+    "apply": ("apply", "{f}", "move:AC"),
+    "analyze": ("analyze", "{f}", "--bot", "greedy"),
+    "review": ("review", "{f}", "--html", "{tmp}/r.html"),
+    "replay": ("replay", "{f}"),
+    "arena --summarise": ("arena", "--summarise", "{f}"),
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("kind", ["missing", "not that kind of file"])
+def test_a_missing_or_wrong_input_file_is_status_2_in_one_line(command, kind, tmp_path) -> None:
+    """A missing file, and a file of another kind (a game state for the commands that read
+    records or analyses, a record line for those that read states), exit 2 with one line
+    naming the file, and no Python internals in it."""
+    f = tmp_path / "input.json"
+    if kind != "missing":
+        reads_state = command in ("hint", "legal", "apply")
+        f.write_text(json.dumps({"game": 0, "bots": ["greedy"]}) + "\n" if reads_state
+                     else engine.new_game(num_players=2, seed=1).to_json() + "\n")
+    argv = [a.format(f=f, tmp=tmp_path) for a in COMMANDS[command]]
+    done = _run(*argv)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2, done.stderr
+    assert len(lines) == 1 and str(f) in lines[0], done.stderr
+    for internal in ("__init__", "Traceback", "keyword argument", "invalid literal"):
+        assert internal not in done.stderr
+
+
+def test_a_state_file_given_for_records_says_what_it_is(tmp_path) -> None:
+    """`replay` and `arena --summarise` of a game state say the file is a state, not a
+    record, instead of a Python error about GameRecord's arguments."""
+    f = tmp_path / "game.json"
+    f.write_text(engine.new_game(num_players=2, seed=1).to_json() + "\n")
+    for argv in (("replay", str(f)), ("arena", "--summarise", str(f))):
+        err = _run(*argv).stderr
+        assert "not a game record" in err and "looks like a game state" in err, err
+
+
+def test_a_failed_run_is_status_1(tmp_path) -> None:
+    """A hint from a service that is not there is a failed run: exit 1."""
+    state = tmp_path / "game.json"
+    state.write_text(engine.new_game(num_players=2, seed=1).to_json())
+    done = _run("hint", str(state), "--address", "localhost:1", "--timeout", "5")
+    assert done.returncode == 1, done.stderr
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda d: d["players"][0].__setitem__("money", -50),
+     "players[0].money: -50 is out of range (expected a whole number from 0 to 4294967295)"),
+    (lambda d: d["artists"][2].__setitem__("fame", "banana"),
+     "artists[2].fame: expected a whole number, got 'banana'"),
+    (lambda d: d["players"][1].__setitem__("money", 2.5),
+     "players[1].money: expected a whole number, got 2.5"),
+    (lambda d: d["players"][0].__setitem__("dealer", "DEALER_CARD_D9"),
+     "players[0].dealer: unknown value 'DEALER_CARD_D9'"),
+])
+def test_a_bad_state_field_is_named_with_its_index(mutate, message, tmp_path) -> None:
+    """A state's wrong value names the field with its list index and says what was
+    expected, from the engine and from `gallerist legal`."""
+    d = json.loads(engine.new_game(num_players=2, seed=1).to_json())
+    mutate(d)
+    with pytest.raises(engine.InvalidStateError) as info:
+        engine.GameState.from_json(json.dumps(d))
+    assert str(info.value).startswith(message)
+    f = tmp_path / "bad.json"
+    f.write_text(json.dumps(d))
+    done = _run("legal", str(f))
+    assert done.returncode == 2 and message in done.stderr
