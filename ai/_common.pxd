@@ -1,18 +1,10 @@
-# Small helpers shared by the compiled search modules (ai/_*.pyx): the monotonic clock,
-# uniform random numbers from the engine's RngC, and the 64-bit position hash.
+# Small helpers shared by the compiled search modules (ai/_*.pyx): uniform random numbers
+# from the engine's RngC, the 64-bit position hash and the best other player's money.
 # Inline only: this .pxd has no module of its own.
 from libc.math cimport INFINITY
 from libc.stdint cimport uint8_t, uint64_t
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from gallerist.engine._core cimport StateC, RngC, MAX_TASKS, rng_next
-
-
-cdef inline double now_s() noexcept nogil:
-    """Seconds on the monotonic clock (the deadlines the bots pass in use the same)."""
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
 cdef inline double rng_unit(RngC* r) noexcept nogil:

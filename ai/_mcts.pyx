@@ -21,7 +21,8 @@ from gallerist.engine._core cimport (
     state_is_legal, state_legal_actions, state_resample_hidden, state_sample_chance,
 )
 from gallerist.engine.state cimport GameState
-from gallerist.ai._common cimport now_s, state_hash
+from gallerist.ai._common cimport state_hash
+from gallerist.engine._clock cimport now_s
 from gallerist.ai._evaluation cimport Evaluator, leaf_values
 from gallerist.ai._model cimport ModelEvaluator
 from gallerist.ai._greedy cimport MAX_LINE, extend_turn, line_start

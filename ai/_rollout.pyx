@@ -4,7 +4,6 @@ policy) and `RolloutEvaluator`: play a position on to the end or for `cutoff` de
 then take the exact result or another evaluator's estimate (MCTS's leaf estimate)."""
 from libc.math cimport exp
 from libc.string cimport memcpy, memset
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from gallerist.engine._core cimport (
     StateC, RngC, action_t, MAX_LEGAL, MAX_PLAYERS, NUM_ACTIONS, PLAYER_CHANCE, rng_below,
@@ -14,6 +13,7 @@ from gallerist.engine._core cimport (
 from gallerist.engine.state cimport GameState
 cimport gallerist.engine._core as core
 from gallerist.ai._common cimport rng_unit
+from gallerist.engine._clock cimport now_s
 from gallerist.ai._evaluation cimport Evaluator, leaf_values
 from gallerist.ai._model cimport ModelEvaluator
 
@@ -194,7 +194,7 @@ def playout_shares(GameState state not None, int viewer, int count, double max_m
     cdef double win[MAX_PLAYERS]
     cdef double total[MAX_PLAYERS]
     cdef int n = state.s.num_players, p, played = 0
-    cdef timespec t0, now
+    cdef double t0
     if not 0 <= viewer < n:
         raise ValueError(f"viewer must be a seat 0..{n - 1}, got {viewer}")
     if not 1 <= count <= 1_000_000:
@@ -205,7 +205,7 @@ def playout_shares(GameState state not None, int viewer, int count, double max_m
     rng.s = seed
     rng_next(&rng)
     with nogil:
-        clock_gettime(CLOCK_MONOTONIC, &t0)
+        t0 = now_s()
         while played < count:
             memcpy(&s, &state.s, sizeof(StateC))
             state_resample_hidden(&s, viewer, &rng)
@@ -215,7 +215,6 @@ def playout_shares(GameState state not None, int viewer, int count, double max_m
                 total[p] += win[p]
             played += 1
             if max_ms > 0:
-                clock_gettime(CLOCK_MONOTONIC, &now)
-                if (now.tv_sec - t0.tv_sec) * 1e3 + (now.tv_nsec - t0.tv_nsec) * 1e-6 >= max_ms:
+                if (now_s() - t0) * 1e3 >= max_ms:
                     break
     return [total[p] / played for p in range(n)], played

@@ -9,7 +9,7 @@ Run from the repository root after building the extensions::
     python bench/engine_bench.py --json results.json
 
 Each measure is given for 2, 3 and 4 players. "C" rows come from
-``engine.state.bench_core`` (loops in C on a pool of mid-game decision points; its
+``engine._bench.bench_core`` (loops in C on a pool of mid-game decision points; its
 docstring says exactly what each loop does), "Python" rows time the public
 ``GameState`` methods from Python on a similar pool, and the playout rows come from
 ``engine.random_playouts`` (whole uniformly random games in C). Every timed loop runs
@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 
 from gallerist import engine
-from gallerist.engine.state import GameState, bench_core, new_game, random_playouts
+from gallerist.engine._bench import bench_core
+from gallerist.engine.state import GameState, new_game, random_playouts
 
 PLAYER_COUNTS = (2, 3, 4)
 

@@ -7,8 +7,6 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from typing_extensions import NotRequired
-
 #: ``GameState.current_player`` at a chance point.
 CHANCE: int
 #: ``GameState.current_player`` once the game is over.
@@ -62,22 +60,6 @@ class PlayoutStats(TypedDict):
     seconds: float
     unfinished: int
     mean_money: list[float]
-
-class CoreBench(TypedDict):
-    """What ``bench_core`` returns: rates per second and nanoseconds per operation."""
-
-    iterations: int
-    repeat: int
-    state_bytes: int
-    copy_per_s: float
-    memcpy_per_s: float
-    legal_per_s: float
-    apply_undo_per_s: float
-    apply_per_s: float
-    undo_per_s: float
-    observation_per_s: float
-    ns: dict[str, float]
-    _sink: NotRequired[int]
 
 class GameState:
     """One game of The Gallerist at one decision point, chance event or the end.
@@ -171,6 +153,3 @@ def new_game(num_players: int = 2, seed: int = 0) -> GameState:
     ``num_players=1`` is the solo game against Lacerda (the engine moves her)."""
 def random_playouts(num_players: int = 2, games: int = 100, seed: int = 0) -> PlayoutStats:
     """Play ``games`` uniformly random games entirely in C, without the GIL."""
-def bench_core(num_players: int = 2, iterations: int = 100000, seed: int = 0,
-               repeat: int = 3) -> CoreBench:
-    """C-level timings: struct copies, memcpy, apply+undo, legal actions."""

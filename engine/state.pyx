@@ -7,7 +7,6 @@ from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcpy, memcmp, memset
 from libc.stdint cimport int8_t, uint64_t
 from cpython.bytes cimport PyBytes_FromStringAndSize
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from gallerist.engine._core cimport (
     StateC, RngC, action_t, MAX_LEGAL, NUM_ACTIONS, PLAYER_CHANCE, PLAYER_TERMINAL,
@@ -19,6 +18,7 @@ from gallerist.engine._core cimport (
 from gallerist.engine._core cimport TaskC, PlayerC, MAX_PLAYERS
 cimport gallerist.engine._core as core
 from gallerist.engine._observation cimport observation_fill, OBSERVATION_SIZE
+from gallerist.engine._clock cimport now_s
 
 include "_raw.pxi"
 
@@ -114,12 +114,6 @@ INVARIANT_NAMES = {
     8: "signature tokens: on the artist + in galleries + on a commission space != 2",
     9: "Lacerda's assistants: supply + locations + market + kicked-out != 10",
 }
-
-
-cdef double _now() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
 def _check_players(num_players):
@@ -510,7 +504,7 @@ def random_playouts(num_players: int = 2, games: int = 100, seed: int = 0) -> di
         money[p] = 0
     rng.s = sd
     with nogil:
-        t0 = _now()
+        t0 = now_s()
         for g in range(ng):
             state_init(&s, n, rng_next(&rng))
             decisions += playout_random(&s, &rng, 1000000)
@@ -518,158 +512,11 @@ def random_playouts(num_players: int = 2, games: int = 100, seed: int = 0) -> di
                 unfinished += 1
             for p in range(n):
                 money[p] += s.players[p].money
-        t1 = _now()
+        t1 = now_s()
     return {
         "games": games,
         "decisions": decisions,
         "seconds": t1 - t0,
         "unfinished": unfinished,
         "mean_money": [money[p] / games if games else 0.0 for p in range(n)],
-    }
-
-
-def bench_core(num_players: int = 2, iterations: int = 100000, seed: int = 0,
-               repeat: int = 3) -> dict:
-    """C-level timings for bench/: struct copies, memcpy, apply+undo, legal actions.
-
-    Works on a pool of 64 mid-game decision points (random play from new games), each
-    with one legal action chosen at random. Every quantity is timed as a whole loop of
-    `iterations` steps (the clock is read twice per loop, never per call), `repeat`
-    times, and the fastest run is kept. Each loop passes its result to a cheap opaque C
-    call of engine._core (state_current_player, reached through a function pointer) so
-    that the compiler cannot drop a copy whose result is otherwise unused; a loop of
-    that call alone (`t_call`) is timed and subtracted:
-
-    - copy:        ``t = pool[k]`` (struct assignment), then the call on ``&t``
-    - memcpy:      ``memcpy(&t, &pool[k])``, then the call on ``&t``
-    - legal:       ``state_legal_actions(&pool[k])`` (no subtraction: a real call)
-    - apply+undo:  ``snap = pool[k]; state_apply(&pool[k], a[k]); pool[k] = snap``,
-                   the snapshot, the action and the restore, as GameState.apply/undo do
-    - undo-only:   ``snap = pool[k]; call(&pool[k]); pool[k] = snap``, the two copies
-                   alone; apply = (apply+undo) - (undo-only), undo = (undo-only - t_call) / 2
-    - observation: ``observation_fill(&pool[k], k % n, buf)`` (no subtraction: a real call)
-
-    Returns rates per second (``copy_per_s``, ``memcpy_per_s``, ``legal_per_s``,
-    ``apply_undo_per_s``, ``apply_per_s``, ``undo_per_s``, ``observation_per_s``), the struct size
-    ``state_bytes``, ``ns`` (nanoseconds per operation of each kind) and ``_sink``.
-    """
-    _check_players(num_players)
-    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations <= 0:
-        raise ValueError(f"iterations must be a positive int, got {iterations!r}")
-    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat <= 0:
-        raise ValueError(f"repeat must be a positive int, got {repeat!r}")
-    cdef int np = num_players
-    cdef StateC t, snap
-    cdef StateC* states
-    cdef RngC rng
-    cdef action_t buf[MAX_LEGAL]
-    cdef action_t acts[64]
-    cdef long i, it = iterations, count = 0, k
-    cdef int n, r, reps = repeat
-    cdef double t0, t1
-    cdef double t_call = 1e300, t_copy = 1e300, t_memcpy = 1e300, t_legal = 1e300
-    cdef double t_au = 1e300, t_u = 1e300, t_obs = 1e300
-    cdef float obs[OBSERVATION_SIZE]
-    rng.s = _check_seed(seed)
-    # a pool of mid-game decision points (chance events resolved), one action each
-    states = <StateC*>malloc(64 * sizeof(StateC))
-    if states == NULL:
-        raise MemoryError()
-    try:
-        with nogil:
-            for k in range(64):
-                while True:
-                    state_init(&states[k], np, rng_next(&rng))
-                    playout_random(&states[k], &rng, 20 + rng_below(&rng, 150))
-                    while state_current_player(&states[k]) == PLAYER_CHANCE:
-                        state_apply(&states[k], <action_t>state_sample_chance(&states[k], &rng))
-                    if state_current_player(&states[k]) >= 0:
-                        break
-                n = state_legal_actions(&states[k], buf)
-                acts[k] = buf[rng_below(&rng, n)]
-            for r in range(reps):
-                t0 = _now()
-                for i in range(it):
-                    count += state_current_player(&states[i & 63])
-                t1 = _now()
-                t_call = min(t_call, t1 - t0)
-
-                t0 = _now()
-                for i in range(it):
-                    t = states[i & 63]
-                    count += state_current_player(&t)
-                t1 = _now()
-                t_copy = min(t_copy, t1 - t0)
-
-                t0 = _now()
-                for i in range(it):
-                    memcpy(&t, &states[i & 63], sizeof(StateC))
-                    count += state_current_player(&t)
-                t1 = _now()
-                t_memcpy = min(t_memcpy, t1 - t0)
-
-                t0 = _now()
-                for i in range(it):
-                    count += state_legal_actions(&states[i & 63], buf)
-                t1 = _now()
-                t_legal = min(t_legal, t1 - t0)
-
-                t0 = _now()
-                for i in range(it):
-                    k = i & 63
-                    snap = states[k]
-                    state_apply(&states[k], acts[k])
-                    states[k] = snap
-                    count += states[k].num_tasks
-                t1 = _now()
-                t_au = min(t_au, t1 - t0)
-
-                t0 = _now()
-                for i in range(it):
-                    k = i & 63
-                    snap = states[k]
-                    count += state_current_player(&states[k])
-                    states[k] = snap
-                    count += states[k].num_tasks
-                t1 = _now()
-                t_u = min(t_u, t1 - t0)
-
-                t0 = _now()
-                for i in range(it):
-                    k = i & 63
-                    count += observation_fill(&states[k], k % np, obs)
-                t1 = _now()
-                t_obs = min(t_obs, t1 - t0)
-    finally:
-        free(states)
-
-    def per_s(double ops, double seconds):
-        return ops / seconds if seconds > 0 else float("inf")
-
-    cdef double copy_s = max(t_copy - t_call, 0.0)
-    cdef double memcpy_s = max(t_memcpy - t_call, 0.0)
-    cdef double apply_s = max(t_au - t_u, 0.0)
-    cdef double undo_s = max(t_u - t_call, 0.0) / 2
-    return {
-        "iterations": iterations,
-        "repeat": repeat,
-        "state_bytes": sizeof(StateC),
-        "copy_per_s": per_s(it, copy_s),
-        "memcpy_per_s": per_s(it, memcpy_s),
-        "legal_per_s": per_s(it, t_legal),
-        "apply_undo_per_s": per_s(it, t_au),
-        "apply_per_s": per_s(it, apply_s),
-        "undo_per_s": per_s(it, undo_s),
-        "observation_per_s": per_s(it, t_obs),
-        "ns": {
-            "call": 1e9 * t_call / it,
-            "copy": 1e9 * copy_s / it,
-            "memcpy": 1e9 * memcpy_s / it,
-            "legal": 1e9 * t_legal / it,
-            "apply_undo": 1e9 * t_au / it,
-            "apply": 1e9 * apply_s / it,
-            "undo": 1e9 * undo_s / it,
-            "observation": 1e9 * t_obs / it,
-        },
-        "_sink": count,
     }

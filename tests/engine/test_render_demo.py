@@ -11,7 +11,8 @@ from gallerist import engine
 from gallerist.engine import demo
 from gallerist.engine.actions import action_to_string, describe_decision
 from gallerist.engine.render import WIDTH, render
-from gallerist.engine.state import GameState, bench_core, new_game
+from gallerist.engine._bench import bench_core
+from gallerist.engine.state import GameState, new_game
 
 PLAYER_COUNTS = (2, 3, 4)
 
