@@ -31,7 +31,7 @@ from gallerist.ai.arena_report import format_report, plot_ratings
 from gallerist.ai.ratings import GameResult, pairwise_table, ratings, solo_summary, summarize
 
 __all__ = ["ArenaSetup", "GameFailed", "GameRecord", "GameSpec", "RecordsError", "Tournament",
-           "format_report", "plot_ratings", "read_records", "replay", "resume_tournament",
+           "check_specs", "format_report", "plot_ratings", "read_records", "replay", "resume_tournament",
            "run_tournament", "schedule", "summarise_records"]
 
 log = logging.getLogger(__name__)
@@ -261,6 +261,26 @@ def _check_records_file(path: str, setup: ArenaSetup) -> None:
                            f"--records file, or finish that arena with --resume {path}")
 
 
+def check_specs(bots: Sequence[str]) -> None:
+    """Check every spec by its text alone (no bot is made, no file or service touched).
+
+    Raises:
+        ValueError: the first bad spec, named, with what is wrong with it.
+    """
+    from gallerist.ai.spec import parse_spec
+
+    for spec in bots:
+        try:
+            name, _, rest = spec.strip().partition(":")
+            if name.strip().lower() == "remote":
+                from gallerist.ai.remote import parse_remote_spec
+                parse_remote_spec(rest)
+            else:
+                parse_spec(spec)
+        except ValueError as exc:
+            raise ValueError(f"bot spec {spec!r}: {exc}") from None
+
+
 def _preflight(bots: Sequence[str]) -> None:
     """Check every spec before any game: a bad spec is a ValueError; a remote bot whose
     service does not answer its health check is a `RemoteError` (a ConnectionError)."""
@@ -290,6 +310,8 @@ def _play(t: Tournament, plan: Sequence[GameSpec], setup: ArenaSetup, *, workers
         raise ValueError(f"unknown backend {backend!r}: use 'local' or 'ray'")
     t0 = time.perf_counter()
     fh = open(records_path, "a", encoding="utf-8") if records_path else None
+    if progress:
+        progress(len(t.records), t.scheduled)
     try:
         for rec in source:
             rec.run, rec.arena = t.run, setup.as_dict()
@@ -319,7 +341,8 @@ def run_tournament(bots: Sequence[str], *, players: int = 2, games: int = 20, wo
     """Play a tournament. Records are appended to `records_path` (JSON Lines) as games
     finish, so Ctrl-C keeps every finished game; the tournament is then marked interrupted.
     A game that fails (e.g. a remote bot's service died) stops it the same way, with
-    the cause as `error`.
+    the cause as `error`. `progress(done, scheduled)` is called once every check has
+    passed, before the first game, then after each game.
 
     Raises:
         ValueError: a bad spec or argument; `RecordsError` if `records_path` holds the
@@ -327,6 +350,7 @@ def run_tournament(bots: Sequence[str], *, players: int = 2, games: int = 20, wo
         ConnectionError: a remote bot's service does not answer (before any game).
     """
     bots = list(dict.fromkeys(bots))
+    check_specs(bots)
     plan = schedule(bots, players, games, seed)
     setup = ArenaSetup(bots=tuple(bots), players=players, games=games, seed=seed)
     if records_path:

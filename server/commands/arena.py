@@ -23,7 +23,7 @@ def add(sub: Any) -> None:
     ap = sub.add_parser(
         "arena", help="a tournament between bots, with ratings",
         description="Play a tournament between bot specs (every seating on the same setup "
-                    "seed), print win rates with 95%% intervals, a pairwise table and "
+                    "seed), print win rates with 95% intervals, a pairwise table and "
                     "Bradley-Terry ratings with profile-likelihood intervals; write results "
                     "JSON, the games as JSON Lines and a PNG of the ratings. A bot may be "
                     "remote: remote:HOST:PORT,bot=mcts,iterations=500. An arena stopped early "
@@ -89,6 +89,11 @@ def _check_arguments(args: argparse.Namespace) -> str | None:
         raise CliError("--run goes with --resume or --summarise")
     if not args.bots:
         raise CliError("give the bot specs to play (or --resume/--summarise RECORDS)")
+    from gallerist.ai.arena import check_specs
+    try:   # before any file is looked at: a bad spec is the error to report
+        check_specs(args.bots)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     for key, value in {**SCHEDULE_DEFAULTS, "records": DEFAULT_RECORDS}.items():
         if getattr(args, key) is None:
             setattr(args, key, value)
@@ -131,29 +136,32 @@ def run(args: argparse.Namespace) -> int:
         check_output_path(path, option)
     workers = args.workers or os.cpu_count() or 1
     preload()
-    bar = None if args.no_progress or args.summarise else tqdm(total=None, unit="game", desc="arena",
-                                                               file=sys.stderr)
+    show = not (args.no_progress or args.summarise)
+    # The bar starts with the library's first report, once the records and the bots were
+    # checked: an error before the first game is one line, not glued to a bar.
+    bars: list[Any] = []
 
     def progress(done: int, total: int) -> None:
-        if bar is not None:
-            bar.total = total
-            bar.update(done - bar.n)
+        if not show:
+            return
+        if not bars:
+            bars.append(tqdm(total=total, initial=done, unit="game", desc="arena",
+                             file=sys.stderr))
+        bars[0].total = total
+        bars[0].update(done - bars[0].n)
 
     # While the bar is up, the library's log lines (e.g. "interrupted: keeping 3 finished
     # games") are written above it, not glued to it.
     redirect = (logging_redirect_tqdm(loggers=[logging.getLogger("gallerist")])
-                if bar is not None else contextlib.nullcontext())
+                if show else contextlib.nullcontext())
     try:
         with redirect:
             t = _tournament(args, again, workers, progress)
     except (ValueError, OSError, ConnectionError) as exc:
-        if bar is not None:   # the error goes on its own line, not after the bar's
-            bar.close()
-            bar = None
         # a service that does not answer is a failure (1), anything else bad input (2)
         raise CliError(str(exc), status=1 if isinstance(exc, ConnectionError) else 2) from None
     finally:
-        if bar is not None:
+        for bar in bars:   # closed first: the error goes on its own line
             bar.close()
     report = t.report()
     print(format_report(report))

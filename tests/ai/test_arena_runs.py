@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import pickle
+import shlex
 import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -176,7 +178,7 @@ def test_resume_plays_only_the_missing_games_and_gives_the_uninterrupted_results
     assert first.interrupted and len(first.records) == 3
     played: list[int] = []
     t = resume_tournament(str(records), progress=lambda done, total: played.append(done))
-    assert not t.interrupted and len(t.records) == 8 and played == [4, 5, 6, 7, 8]
+    assert not t.interrupted and len(t.records) == 8 and played == [3, 4, 5, 6, 7, 8]
     whole = run_tournament(["random", "greedy"], games=8, seed=5)
     assert key(t.records) == key(whole.records)
     saved = read_records(str(records))
@@ -262,3 +264,34 @@ def test_report_libraries_are_loaded_before_the_first_game(tmp_path) -> None:
         f"      '--out', {str(tmp_path / 'r.json')!r}, '--png', {str(tmp_path / 'r.png')!r}])\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert "loaded: True" in out.stdout, out.stderr
+
+
+# ---------------------------------------------------------------- the README's examples
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+#: Smaller budgets for the README's first arena (the same commands, in seconds, not minutes).
+QUICKER = {"iterations=500": "iterations=20", "depth=2": "depth=1", "--games 40": "--games 12"}
+
+
+def readme_arena_lines() -> list[str]:
+    """The README's `gallerist arena` and `gallerist replay` lines, in order."""
+    section = README.read_text().split("### Service, arena, replay", 1)[1].split("```")[1]
+    return [line for line in section.splitlines()
+            if line.startswith(("gallerist arena", "gallerist replay"))]
+
+
+def test_the_readme_arena_examples_run_in_order_in_one_folder(tmp_path) -> None:
+    """The README's arena lines, run one after the other in one folder, all succeed: the
+    second arena does not collide with the first's records, which --resume, --summarise
+    and replay then read."""
+    lines = readme_arena_lines()
+    assert len(lines) >= 5 and sum("--resume arena-games.jsonl" in x for x in lines) == 1
+    for line in lines:
+        for old, new in QUICKER.items():
+            line = line.replace(old, new)
+        argv = shlex.split(line, comments=True)
+        done = subprocess.run([sys.executable, "-m", "gallerist.server", *argv[1:]],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, f"{line}\n{done.stderr}"
+        assert "Traceback" not in done.stderr
+    assert (tmp_path / "arena.html").exists()

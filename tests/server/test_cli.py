@@ -1,6 +1,7 @@
 """The `gallerist` command line, run in-process through `main(argv)`."""
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -124,6 +125,16 @@ def test_demo_starts_service_and_prints_hint(capsys: pytest.CaptureFixture[str])
     assert "THE GALLERIST" in out and "Hints for player" in out and "Turn plan:" in out
     seconds = float(out.rsplit("whole demo ", 1)[1].split(" s")[0])
     assert seconds < 5
+
+
+def test_help_texts_show_percent_signs_once() -> None:
+    """Descriptions are printed as written (argparse does not %-format them): `arena
+    --help` says "95% intervals", not "95%% intervals"."""
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, command in sub.choices.items():
+        assert "%%" not in command.format_help(), name
+    assert "95% intervals" in " ".join(sub.choices["arena"].format_help().split())
 
 
 def test_help_texts() -> None:

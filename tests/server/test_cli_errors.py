@@ -146,17 +146,37 @@ def test_version_as_a_module() -> None:
     assert done.stdout.strip() == f"gallerist {importlib.metadata.version('gallerist-ai')}"
 
 
-def test_arena_error_on_its_own_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """With the progress bar up, an arena error starts a line of its own (it was glued to
-    the bar's line), and the old "gallerist arena:" prefix is the common "error:"."""
-    assert main(["arena", "greedy", "nobot", "--workers", "1",
-                 "--out", str(tmp_path / "r.json"), "--records", str(tmp_path / "g.jsonl"),
-                 "--png", str(tmp_path / "p.png")]) == 2
+def test_arena_error_before_the_first_game_is_one_line_without_a_bar(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An arena error found before the first game (here a records file of another arena)
+    is the only thing on stderr: no progress bar is drawn before the checks are done."""
+    records = tmp_path / "g.jsonl"
+    common = ["--workers", "1", "--out", str(tmp_path / "r.json"), "--records", str(records),
+              "--png", str(tmp_path / "p.png")]
+    assert main(["arena", "greedy", "random", "--games", "2", "--no-progress", *common]) == 0
+    capsys.readouterr()
+    assert main(["arena", "random", "greedy", "--games", "2", "--seed", "3", *common]) == 2
     err = capsys.readouterr().err
-    assert "arena" in err                       # the bar was shown
     [line] = error_lines(err)
-    assert "unknown bot 'nobot'" in line
-    assert "Traceback" not in err
+    assert "already holds run" in line
+    assert err == line + "\n"                   # no bar ("0game [00:00, ?game/s]")
+
+
+def test_arena_names_an_unknown_bot_before_looking_at_files(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`arena greedy nosuchbot` beside the records file of another arena reports the
+    unknown bot (naming the spec), not the records file: specs are checked first."""
+    records = tmp_path / "g.jsonl"
+    common = ["--workers", "1", "--out", str(tmp_path / "r.json"), "--records", str(records),
+              "--png", str(tmp_path / "p.png"), "--no-progress"]
+    assert main(["arena", "greedy", "random", "--games", "2", *common]) == 0
+    before = records.read_text()
+    capsys.readouterr()
+    assert main(["arena", "greedy", "nosuchbot", *common]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: bot spec 'nosuchbot': unknown bot 'nosuchbot'")
+    assert err.count("\n") == 1 and "records" not in err
+    assert records.read_text() == before
 
 
 def test_arena_interrupt_note_on_its_own_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
