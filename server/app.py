@@ -7,8 +7,10 @@ gracefully: health turns NOT_SERVING, new calls are refused, calls in flight fin
 from __future__ import annotations
 
 import dataclasses
+import errno
 import logging
 import signal
+import socket
 import threading
 from collections.abc import Callable
 from concurrent import futures
@@ -26,7 +28,8 @@ from gallerist.server.servicer import SERVICE_NAME, GalleristServicer, add_servi
 from gallerist.server.slots import SearchSlots
 from gallerist.server.state_cache import StateCache
 
-__all__ = ["DEFAULT_PORT", "GalleristServer", "create_server", "serve"]
+__all__ = ["DEFAULT_PORT", "GalleristServer", "PortInUseError", "check_port_free",
+           "create_server", "serve"]
 
 log = logging.getLogger("gallerist.server")
 
@@ -108,6 +111,43 @@ class GalleristServer:
         return bool(self.server.wait_for_termination(timeout))
 
 
+class PortInUseError(RuntimeError):
+    """Another program holds the port on one of the addresses the host name stands for."""
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Refuse a port another program listens on at any address `host` resolves to.
+
+    gRPC binds what it can: with 127.0.0.1:PORT taken, ``localhost:PORT`` would serve on
+    [::1] alone, and clients reaching 127.0.0.1 would talk to the other program. An
+    address this host cannot use at all (no IPv6) is left to gRPC, as it skips it too.
+
+    Raises:
+        PortInUseError: the port is taken on one of the addresses.
+        ValueError: `host` does not resolve.
+    """
+    name = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    try:
+        found = socket.getaddrinfo(name or None, port, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ValueError(f"cannot resolve the host {host!r}: {exc.strerror}") from None
+    if port == 0:   # gRPC picks the port
+        return
+    for family, kind, proto, _, where in found:
+        try:
+            with socket.socket(family, kind, proto) as probe:
+                # as gRPC binds: a port left in TIME_WAIT by an earlier server is free
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                probe.bind(where)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                of = f", an address of {host}" if where[0] != name else ""
+                raise PortInUseError(f"port {port} is in use on {where[0]}{of}: another "
+                                     f"program listens there; stop it or give another "
+                                     f"port") from None
+
+
 def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 2,
                   limits: Limits | None = None, tls_cert: str | Path | None = None,
                   tls_key: str | Path | None = None, token: str | None = None,
@@ -134,7 +174,8 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
         (the server, the bound port).
 
     Raises:
-        ValueError: bad arguments; RuntimeError: the address cannot be bound.
+        ValueError: bad arguments; RuntimeError: the address cannot be bound
+            (`PortInUseError`: another program holds the port on one of its addresses).
     """
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
@@ -159,6 +200,8 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
     enable_reflection((SERVICE_NAME, HEALTH_SERVICE_NAME), server)   # v1 and v1alpha
+    host, _, port_text = address.rpartition(":") if ":" in address else (address, "", "")
+    check_port_free(host, int(port_text) if port_text.isdigit() else 0)
     if tls_cert is not None and tls_key is not None:
         credentials = grpc.ssl_server_credentials(
             [(Path(tls_key).read_bytes(), Path(tls_cert).read_bytes())])
@@ -167,7 +210,6 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
         port = server.add_insecure_port(address)
     if not port:
         raise RuntimeError(f"cannot bind {address}")
-    host = address.rsplit(":", 1)[0]
     return GalleristServer(server, port, health_servicer, servicer, slots,
                            f"{host}:{port}"), port
 

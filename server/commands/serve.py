@@ -89,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
               workers=args.workers, limits=limits, tls_cert=args.tls_cert,
               tls_key=args.tls_key, token=args.token or None, max_rpcs=args.max_rpcs or None,
               state_cache=args.state_cache)
-    except (OSError, RuntimeError, ValueError) as exc:
+    except (OSError, ValueError) as exc:   # unreadable TLS files, a bad address
         raise CliError(str(exc)) from None
+    except RuntimeError as exc:   # the port in use or not bindable: the run failed
+        raise CliError(str(exc), status=1) from None
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -206,3 +207,25 @@ def test_sigterm_shuts_down_gracefully(demo: engine.GameState) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_port_taken_on_one_address_of_localhost_is_refused() -> None:
+    """Another program listening on 127.0.0.1:PORT: `serve --port PORT` (localhost) does not
+    serve on [::1] alone, which would send clients of 127.0.0.1 to that program; it
+    exits 1 with one line naming the port."""
+    from gallerist.server.app import PortInUseError, create_server
+
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        with pytest.raises(PortInUseError, match=f"port {port} is in use on 127.0.0.1"):
+            create_server(f"localhost:{port}", workers=1)
+        done = subprocess.run([sys.executable, "-m", "gallerist.server", "serve", "--port",
+                               str(port), "--workers", "1"], cwd=ROOT, capture_output=True,
+                              text=True, timeout=60)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "listening" not in done.stdout
+    assert [line for line in done.stderr.splitlines() if line.startswith("error: ")] == [
+        f"error: port {port} is in use on 127.0.0.1, an address of localhost: another "
+        f"program listens there; stop it or give another port"]
