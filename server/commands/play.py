@@ -11,16 +11,24 @@ import time
 from typing import Any
 
 from gallerist import engine
+from gallerist.ai.bot import Budget
+from gallerist.ai.mcts import MctsBot
 from gallerist.engine.actions import action_to_string, decision_kind
 from gallerist.server.commands import CliError
 from gallerist.server.commands.interrupt import StopOnCtrlC
-from gallerist.server.commands.play_human import is_human
+from gallerist.server.commands.play_human import HintBot, budget_text, is_human
 from gallerist.server.commands.model_option import add_model_option
 from gallerist.server.commands.options import (LOCAL_LIMITS, add_command, check_output_path,
                                                seed_value, timed_spec)
-from gallerist.server.limits import RequestError, build_bot, check_spec
+from gallerist.server.limits import Limits, RequestError, build_bot, check_spec
 
-__all__ = ["add", "run"]
+__all__ = ["DEFAULT_HINT", "add", "run"]
+
+#: The bot of ? without --hint-bot, in words: the service's default bot at the budget the
+#: service gives a request that names none (MCTS's own: FALLBACK_ITERATIONS, time capped).
+DEFAULT_HINT = (f"{Limits().default_bot} with "
+                + budget_text(Budget(iterations=MctsBot.FALLBACK_ITERATIONS,
+                                     time_ms=Limits().max_time_ms)))
 
 
 def add(sub: Any) -> None:
@@ -47,7 +55,8 @@ def add(sub: Any) -> None:
                         "none otherwise)")
     p.add_argument("--hint-bot", default=None, metavar="SPEC",
                    help="the bot that answers ? at a human seat (default: the service's "
-                        f"default bot, {LOCAL_LIMITS.default_bot!r})")
+                        f"default bot at its default budget, {DEFAULT_HINT}; a spec given "
+                        "here searches with its own budget)")
 
 
 def _short(action: int) -> str:
@@ -106,16 +115,19 @@ def _bots(specs: list[str], seed: int) -> list[Any]:
     return bots
 
 
-def _hint_bot(args: argparse.Namespace) -> Any:
-    """What builds the bot of ? (checked now, built on the first ?)."""
-    spec = args.hint_bot or LOCAL_LIMITS.default_bot
+def _hint_bot(args: argparse.Namespace) -> HintBot:
+    """The bot of ? (checked now, built at each ?): without --hint-bot the service's
+    default bot, its budget sized by the service's limits."""
+    limits = LOCAL_LIMITS if args.hint_bot else Limits()
+    spec = args.hint_bot or limits.default_bot
     try:
-        check_spec(spec, LOCAL_LIMITS, field="--hint-bot")
+        check_spec(spec, limits, field="--hint-bot")
         spec, _ = timed_spec(spec, f"--hint-bot ({spec})")
         build_bot(spec, args.seed, field="--hint-bot")
     except RequestError as exc:
         raise CliError(str(exc)) from None
-    return lambda: build_bot(spec, args.seed * 100 + 99, field="--hint-bot")
+    return HintBot(spec, lambda: build_bot(spec, args.seed * 100 + 99, field="--hint-bot"),
+                   limits)
 
 
 def _save(args: argparse.Namespace, final: engine.GameState, seconds: float) -> None:

@@ -2,11 +2,14 @@
 seats (the `play` command comes here when a seat is ``human``).
 
 At a human's decision the board (text, that player's view: the opponents' cards hidden)
-is printed, then the legal moves by notation, and a prompt ``P0> `` reads one of:
+is printed when it changed in a way that matters (`BOARD_RULE`), else only the decision
+and its legal moves, and a prompt ``P0> `` reads one of:
 
 - a move, by notation (tab completes it when the terminal has readline) or action id;
 - ``?`` : a hint, the hint bot's evaluation of the moves (``--hint-bot``, default the
-  service's default bot), each with its win probability and expected money;
+  service's default bot at its default budget), each with its win probability, expected
+  money and plan; Ctrl-C stops the hint's search (the best so far is shown) and the game
+  goes on;
 - ``undo`` : back to this human's (or, hot seat, any human's) previous decision, the bot
   moves and chance events since then taken back;
 - ``board``, ``moves`` : print the board or the legal moves again; ``help``;
@@ -23,29 +26,103 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 import time
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
 from gallerist import engine
 from gallerist.ai.arena_records import GameRecord, new_run_id
+from gallerist.ai.bot import Budget
 from gallerist.ai.play import draw_chance
-from gallerist.engine.actions import NOTATION, action_to_string, describe_decision
+from gallerist.engine.actions import (NOTATION, action_to_string, decision_kind,
+                                      describe_decision)
 from gallerist.server.commands import CliError
 from gallerist.server.commands.apply import parse_move
+from gallerist.server.commands.interrupt import StopOnCtrlC
+from gallerist.server.commands.options import LOCAL_LIMITS
+from gallerist.server.limits import Limits
+from gallerist.server.search import Report, Search, resolve_budget
 
-__all__ = ["HUMAN", "TerminalGame", "is_human"]
+__all__ = ["BOARD_RULE", "HUMAN", "HintBot", "TerminalGame", "budget_text", "is_human",
+           "turn_plan"]
 
 #: The seat spec of a person at the terminal.
 HUMAN = "human"
 COMMANDS = ("?", "undo", "board", "moves", "help", "quit")
-HELP = ("enter a move (notation, Tab completes, or action id); ? for a hint; undo; board; "
-        "moves; quit (the game is saved)")
+#: When a human's decision shows the whole board.
+BOARD_RULE = ("the board is shown at the start of each of your turns and when another seat "
+              "moved since your previous decision (and after undo); at your other decisions "
+              "only the decision and its legal moves: type board to see it")
+#: Partial reports of a hint's search, ms (what Ctrl-C keeps is at most this old).
+HINT_INTERVAL_MS = 250.0
 
 
 def is_human(spec: str) -> bool:
     return spec.strip().lower() == HUMAN
+
+
+def budget_text(budget: Budget) -> str:
+    """A search budget in words: "1000 iterations, at most 10 s"."""
+    parts = [f"{budget.iterations} iterations"] if budget.iterations else []
+    if budget.depth:
+        parts.append(f"depth {budget.depth}")
+    if budget.time_ms:
+        parts.append(f"at most {budget.time_ms / 1000:g} s")
+    return ", ".join(parts) or "the bot's own"
+
+
+@dataclass(frozen=True)
+class HintBot:
+    """The bot of ``?``: its spec, what builds a fresh one per hint, and the limits that
+    size its default budget (`resolve_budget`)."""
+
+    spec: str
+    make: Callable[[], Any]
+    limits: Limits = LOCAL_LIMITS
+
+    def budget(self) -> Budget:
+        """The budget each hint's search applies."""
+        return resolve_budget(self.make(), Budget(), self.limits, None)[0]
+
+
+def turn_plan(view: engine.GameState, pv: list[int]) -> str:
+    """The plan after a hint's move (`pv[0]`, played in `view`) in words: the mover's own
+    next decisions of this turn first ("your turn: ...", or "you: ..." in another seat's
+    turn), then what follows in order ("then: ..."): chance outcomes in [brackets], other
+    seats' moves after their seat ("P0 ..."), the mover's after "you" (this turn) or
+    "your next turn"."""
+    mover, turn = view.current_player, view.turn_number
+    walk = view.copy()
+    groups: list[tuple[str, list[str]]] = []
+    for i, action in enumerate(pv):
+        who = ("chance" if walk.is_chance() else
+               f"P{walk.current_player}" if walk.current_player != mover else
+               "you" if walk.turn_number == turn else "your next turn")
+        try:
+            walk.apply(action)
+        except ValueError:   # a step the view cannot follow (a hidden card): stop there
+            groups.append(("...", []))
+            break
+        if i == 0:
+            continue
+        name = action_to_string(action)
+        if who == "chance":
+            name = f"[{name.removeprefix('chance:')}]"
+        if groups and groups[-1][0] == who:
+            groups[-1][1].append(name)
+        else:
+            groups.append((who, [name]))
+    parts = []
+    if groups and groups[0][0] == "you":
+        mine = " ".join(groups.pop(0)[1])
+        parts.append(f"your turn: {mine}" if view.turn_player == mover else f"you: {mine}")
+    if groups:
+        parts.append("then: " + ", ".join(" ".join(names) if who == "chance" else
+                                          " ".join([who, *names]) for who, names in groups))
+    return "; ".join(parts) or "-"
 
 
 class _Quit(Exception):
@@ -61,11 +138,12 @@ class TerminalGame:
 
     def __init__(self, specs: list[str], seats: list[Any], seed: int, hint_bot: Callable[[], Any],
                  record: str, out: Any = None,
-                 read_line: Callable[[str], str] = input) -> None:
+                 read_line: Callable[[str], str] = input, *, hint_spec: str = "",
+                 hint_limits: Limits = LOCAL_LIMITS) -> None:
         self.specs = specs
         self.seats = seats          # a _Seat per bot seat, None for a human seat
         self.seed = seed
-        self.hint_bot = hint_bot    # builds the hint bot on first use
+        self.hinter = HintBot(hint_spec, hint_bot, hint_limits)   # a fresh bot for each ?
         self.record = record
         self.out = out or sys.stdout
         self.read_line = read_line
@@ -73,7 +151,8 @@ class TerminalGame:
         self.chance_rng = np.random.default_rng(seed)
         self.marks: list[int] = []  # history length at each human decision taken
         self.t0 = time.perf_counter()
-        self._hinter: Any = None
+        self.humans = {p for p, seat in enumerate(seats) if seat is None}
+        self.board_due = set(self.humans)   # humans whose next decision shows the board
         self.echo = read_line is input and not sys.stdin.isatty()
 
     # -------------------------------------------------------------------- output
@@ -83,6 +162,22 @@ class TerminalGame:
 
     def _moves_line(self) -> str:
         return "legal: " + "  ".join(action_to_string(a) for a in self.state.legal_actions())
+
+    def help_text(self) -> str:
+        """What ``help`` prints (and the game prints at its start)."""
+        hint = (f"a hint by {self.hinter.spec} ({budget_text(self.hinter.budget())})"
+                if self.hinter.spec else "a hint")
+        return "\n".join(textwrap.fill(text, 92, subsequent_indent="  ") for text in (
+            f"enter a move (notation, Tab completes, or action id); ? for {hint}; undo; "
+            "board; moves; help; quit (the game is saved)",
+            "a hint lists the moves in the order its bot ranks them (MCTS: most visits "
+            "first), the move it would play first, not in the order of win%; Ctrl-C stops "
+            "its search and the game goes on",
+            BOARD_RULE))
+
+    def _moved(self, player: int) -> None:
+        """`player` moved: the other humans see the board at their next decision."""
+        self.board_due |= self.humans - {player}
 
     # ------------------------------------------------------------------ the game
     def play(self) -> int:
@@ -114,12 +209,17 @@ class TerminalGame:
             action = seat.choose(s.view(p))
             self.say(f"  P{p} ({self.specs[p]}): {action_to_string(action)}")
             s.apply(action)
+            self._moved(p)
             return
         self.human(p)
 
     def human(self, p: int) -> None:
         s = self.state
-        self.say("\n" + s.view(p).render())
+        if p in self.board_due or decision_kind(s) == "turn-start":
+            self.say("\n" + s.view(p).render())
+        else:
+            self.say(f"\nNow: {describe_decision(s)}\n{self._moves_line()}")
+        self.board_due.discard(p)
         while True:
             line = self._ask(p)
             word = line.strip()
@@ -129,7 +229,7 @@ class TerminalGame:
             if low == "quit":
                 raise _Quit("quit")
             if low == "help":
-                self.say(HELP)
+                self.say(self.help_text())
             elif low == "board":
                 self.say(s.view(p).render())
             elif low == "moves":
@@ -147,6 +247,7 @@ class TerminalGame:
                     continue
                 self.marks.append(len(s.history))
                 s.apply(action)
+                self._moved(p)
                 self.say(f"  P{p} (human): {action_to_string(action)}")
                 return
 
@@ -160,11 +261,29 @@ class TerminalGame:
         return line
 
     def hint(self, p: int) -> None:
-        if self._hinter is None:
-            self._hinter = self.hint_bot()
-        analysis = self._hinter.analyze(self.state.view(p))
-        self.say(f"hint ({analysis.bot}, {analysis.elapsed_ms:.0f} ms):")
-        self.say(analysis.table())
+        """The hint bot's moves for `p`, searched where Ctrl-C stops the search (the best
+        so far is shown) without ending the game."""
+        view = self.state.view(p)
+        bot = self.hinter.make()   # a fresh bot per search, as the service does
+        budget, _ = resolve_budget(bot, Budget(), self.hinter.limits, None)
+        search = Search(bot, view, budget, spec=self.hinter.spec)
+        name = self.hinter.spec or bot.name
+        self.say(f"searching ({name}, {budget_text(budget)}; Ctrl-C stops the hint)...")
+        runner = StopOnCtrlC(search.reports(HINT_INTERVAL_MS), search.stop,
+                             note="interrupted: stopping the hint, keeping the best so far; "
+                                  "the game goes on (Ctrl-C again quits it)")
+        last: Report | None = None
+        for last in runner:
+            pass
+        if last is None or not last.analysis.moves:
+            self.say("hint stopped before the search found a move")
+            return
+        a = last.analysis
+        done = f"{a.iterations} iterations in {last.elapsed_ms:.0f} ms"
+        done = f"stopped (Ctrl-C) after {done}: the best so far" if runner.interrupted \
+            else f"searched {done}"
+        self.say(f"hint by {name} (budget {budget_text(budget)}): {done}")
+        self.say(hint_table(view, a))
 
     def undo(self) -> bool:
         """Back to the previous human decision; False (and a note) if there is none."""
@@ -176,6 +295,7 @@ class TerminalGame:
         while len(self.state.history) > back:
             taken.append(action_to_string(self.state.undo()))
         self.say(f"undone: {', '.join(reversed(taken))}")
+        self.board_due = set(self.humans)
         return True
 
     # -------------------------------------------------------------------- record
@@ -197,6 +317,28 @@ class TerminalGame:
         what = "the game" if done else "the unfinished game"
         self.say(f"saved {what} ({len(s.history)} actions) to {self.record} "
                  f"(gallerist replay {self.record})")
+
+
+def hint_table(view: engine.GameState, analysis: Any, limit: int = 10) -> str:
+    """A hint's moves in the order the bot ranks them, that order said first, each with
+    its plan (`turn_plan`); then the whole plan of #1."""
+    moves = analysis.moves[:limit]
+    order = ("ranked by visits, most first (the bot plays #1), not by win%"
+             if any(m.visits for m in analysis.moves) else
+             "ranked by the bot's value, best first (the bot plays #1), not by win%")
+    money = "/".join(f"P{i}" for i in range(view.num_players))
+    rows = [f"moves {order}:",
+            f"{'#':>2}  {'move':<28} {'visits':>7} {'win%':>6}  {'expected $ ' + money:<17}  "
+            f"plan after the move"]
+    for i, m in enumerate(moves):
+        win = f"{100 * m.win_probability:5.1f}%" if m.win_probability is not None else "     -"
+        plan = turn_plan(view, m.pv)
+        if len(plan) > 70:
+            plan = plan[:67] + "..."
+        dollars = "/".join(f"{x:.0f}" for x in m.expected_money)
+        rows.append(f"{i + 1:>2}  {m.notation:<28} {m.visits:>7} {win}  {dollars:<17}  {plan}")
+    rows.append(f"plan of #1 {moves[0].notation}: {turn_plan(view, moves[0].pv)}")
+    return "\n".join(rows)
 
 
 def completer(game: TerminalGame) -> Callable[[str, int], str | None]:
@@ -229,11 +371,12 @@ def describe(game: TerminalGame) -> str:
         f"; seed {game.seed}; now: {describe_decision(game.state)}"
 
 
-def run(args: argparse.Namespace, seats: list[Any], hint_bot: Callable[[], Any]) -> int:
+def run(args: argparse.Namespace, seats: list[Any], hint: HintBot) -> int:
     """``gallerist play`` with a human seat."""
-    game = TerminalGame(list(args.bots), seats, args.seed, hint_bot,
-                        args.record or "play-game.jsonl")
+    game = TerminalGame(list(args.bots), seats, args.seed, hint.make,
+                        args.record or "play-game.jsonl", hint_spec=hint.spec,
+                        hint_limits=hint.limits)
     use_readline(game)
     game.say(describe(game))
-    game.say(HELP)
+    game.say(game.help_text())
     return game.play()
