@@ -19,7 +19,6 @@ from __future__ import annotations
 import itertools
 import logging
 import os
-import signal
 import time
 import warnings
 from dataclasses import asdict, dataclass, field
@@ -29,6 +28,7 @@ from gallerist.ai.arena_records import (ArenaSetup, GameRecord, RecordsError, ne
                                         replay, run_records)
 from gallerist.ai.arena_report import format_report, plot_ratings
 from gallerist.ai.ratings import GameResult, pairwise_table, ratings, solo_summary, summarize
+from gallerist.ai.signals import signals_held, worker_signals
 
 __all__ = ["ArenaSetup", "GameFailed", "GameRecord", "GameSpec", "RecordsError", "Tournament",
            "check_specs", "format_report", "plot_ratings", "read_records", "replay", "resume_tournament",
@@ -127,10 +127,6 @@ def play_scheduled(game: GameSpec) -> GameRecord:
 
 # ---------------------------------------------------------------------------- backends
 
-def _init_worker() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
-
-
 FAST_BOTS = ("random", "greedy")
 
 
@@ -141,7 +137,8 @@ def run_local(games: Sequence[GameSpec], workers: int,
     bots go out in small chunks so that they do not drown in inter-process overhead;
     games of searching bots one at a time, so that Ctrl-C loses none that finished.
     Workers are forked, or spawned when a bot is remote (gRPC and fork() do not mix).
-    On Ctrl-C (KeyboardInterrupt) the workers are terminated at once."""
+    On Ctrl-C or SIGTERM (KeyboardInterrupt, `ai.signals`) the workers are terminated at
+    once."""
     play = play or play_scheduled
     if workers <= 1:
         for g in games:
@@ -155,7 +152,7 @@ def run_local(games: Sequence[GameSpec], workers: int,
     # check): a forked worker can hang on a lock held at the fork. Remote bots get fresh
     # worker processes.
     method = "spawn" if "remote" in kinds else "fork"
-    pool = multiprocessing.get_context(method).Pool(workers, initializer=_init_worker)
+    pool = multiprocessing.get_context(method).Pool(workers, initializer=worker_signals)
     try:
         yield from pool.imap_unordered(play, games, chunksize=size)
         pool.close()
@@ -314,11 +311,12 @@ def _play(t: Tournament, plan: Sequence[GameSpec], setup: ArenaSetup, *, workers
         progress(len(t.records), t.scheduled)
     try:
         for rec in source:
-            rec.run, rec.arena = t.run, setup.as_dict()
-            t.records.append(rec)
-            if fh:
-                fh.write(rec.to_json() + "\n")
-                fh.flush()
+            with signals_held():   # a finished game is kept in the report and the file
+                rec.run, rec.arena = t.run, setup.as_dict()
+                t.records.append(rec)
+                if fh:
+                    fh.write(rec.to_json() + "\n")
+                    fh.flush()
             if progress:
                 progress(len(t.records), t.scheduled)
     except KeyboardInterrupt:

@@ -192,10 +192,10 @@ def label_directory(path: str | os.PathLike[str], count: int, *, workers: int = 
     if workers > 1 and todo:
         import multiprocessing
 
-        from gallerist.ai.arena import _init_worker
+        from gallerist.ai.signals import worker_signals
 
         # spawned, not forked: the caller may have threads (JAX's) that fork() would copy
-        pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_init_worker)
+        pool = multiprocessing.get_context("spawn").Pool(workers, initializer=worker_signals)
     t0 = time.perf_counter()
     try:
         for entry in todo:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import multiprocessing
-import signal
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +27,7 @@ from typing import Any
 from gallerist import engine
 from gallerist.ai.bot import Analysis, Budget, MoveInfo, MoveRestrictionError
 from gallerist.ai.review_games import GameInput
+from gallerist.ai.signals import worker_signals
 
 __all__ = ["LABELS", "PLAYED_MIN_VISITS", "PLAYED_SHARE", "SOLO_THRESHOLDS", "THRESHOLDS",
            "PositionReview", "analyse_game", "analyse_position", "header_line", "label_for",
@@ -219,10 +219,6 @@ def position_seed(seed: int, ply: int) -> int:
     return (seed * 1_000_003 + ply * 7919 + 1) % (1 << 63)
 
 
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)   # the parent handles Ctrl-C
-
-
 def _run_job(job: _Job) -> dict[str, Any]:
     from gallerist.ai.spec import make_bot
 
@@ -256,7 +252,7 @@ def analyse_game(game: GameInput, spec: str, budget: Budget, *, seats: Sequence[
         return
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods()
                                       else "spawn")
-    pool = ctx.Pool(processes=min(workers, max(1, len(jobs))), initializer=_ignore_sigint)
+    pool = ctx.Pool(processes=min(workers, max(1, len(jobs))), initializer=worker_signals)
     try:
         yield from pool.imap_unordered(_run_job, jobs, chunksize=1)
         pool.close()

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from gallerist.ai.calibration import CalibrationError
 from gallerist.ai.model_file import ModelFileError
+from gallerist.ai.signals import stop_on_signals
 from gallerist.server.commands.model_option import model_option
 from gallerist.server.demo_state import DemoPositionError
 from gallerist.server.commands import (CliError, analyze, apply, arena, demo, hint, label,
@@ -89,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        with model_option(args):
+        with stop_on_signals(), model_option(args):   # SIGTERM stops a run as Ctrl-C does
             return int(args.func(args))
     except CliError as exc:
         print(f"error: {exc}", file=sys.stderr)

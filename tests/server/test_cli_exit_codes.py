@@ -5,8 +5,11 @@ the problem in words."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -98,3 +101,79 @@ def test_a_bad_state_field_is_named_with_its_index(mutate, message, tmp_path) ->
     f.write_text(json.dumps(d))
     done = _run("legal", str(f))
     assert done.returncode == 2 and message in done.stderr
+
+
+# ---------------------------------------------------------------- SIGINT and SIGTERM
+
+#: A job started with `&` by a shell without job control: SIGINT ignored, as that shell does.
+AS_A_BACKGROUND_JOB = ["sh", "-c", 'trap "" INT; exec "$0" "$@"']
+
+
+def _stop_midway(argv: list[str], cwd: Path, started: Callable[[], bool],
+                 sig: signal.Signals) -> tuple[subprocess.CompletedProcess[str], float]:
+    """Run `gallerist argv` in a session of its own (the signal reaches it alone) as a
+    background job, send `sig` once `started()`; the finished process and the seconds it
+    took to end after the signal."""
+    proc = subprocess.Popen([*AS_A_BACKGROUND_JOB, sys.executable, "-m", "gallerist.server",
+                             *argv], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not started():
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.1)
+        proc.send_signal(sig)
+        t0 = time.monotonic()
+        out, err = proc.communicate(timeout=30)
+        return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), \
+            time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
+def _lines(path: Path) -> int:
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_sigint_and_sigterm_stop_an_arena_keeping_its_games(sig, tmp_path) -> None:
+    """`kill -INT` (even of a background job, which starts with SIGINT ignored) and
+    `kill -TERM` stop an arena as Ctrl-C does: exit 130 within seconds, the workers
+    ended, the finished games kept in the records file and reported."""
+    records = tmp_path / "arena-games.jsonl"
+    done, seconds = _stop_midway(["arena", "greedy", "random", "--games", "20000",
+                                  "--workers", "2", "--no-progress"], tmp_path,
+                                 lambda: _lines(records) >= 1, sig)
+    assert done.returncode == 130, done.stderr
+    assert seconds < 10
+    assert "Traceback" not in done.stderr
+    kept = _lines(records)
+    assert 1 <= kept < 20000
+    assert f"interrupted: keeping {kept} finished game" in done.stderr
+    assert json.loads((tmp_path / "arena-results.json").read_text())["games"] == kept
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_sigint_and_sigterm_stop_selfplay_keeping_its_shards(sig, tmp_path) -> None:
+    """`kill -INT` of a background selfplay and `kill -TERM` stop it as Ctrl-C does: exit
+    130 within seconds, the complete shards kept in the manifest."""
+    out = tmp_path / "sp"
+    manifest = out / "manifest.json"
+
+    def started() -> bool:
+        try:
+            return int(json.loads(manifest.read_text())["games"]) >= 1
+        except (OSError, ValueError, KeyError):
+            return False
+
+    done, seconds = _stop_midway(["selfplay", "random", "--games", "20000", "--workers", "2",
+                                  "--games-per-shard", "1", "--out", str(out),
+                                  "--no-progress"], tmp_path, started, sig)
+    assert done.returncode == 130, done.stderr
+    assert seconds < 10
+    assert "Traceback" not in done.stderr
+    kept = json.loads(manifest.read_text())
+    assert 1 <= kept["games"] < 20000
+    assert all((out / shard["file"]).exists() for shard in kept["shards"])
