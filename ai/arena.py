@@ -29,6 +29,7 @@ from gallerist.ai.arena_records import (ArenaSetup, GameRecord, RecordsError, ne
 from gallerist.ai.arena_report import format_report, plot_ratings
 from gallerist.ai.ratings import GameResult, pairwise_table, ratings, solo_summary, summarize
 from gallerist.ai.signals import signals_held, worker_signals
+from gallerist.ai.words import counted
 
 __all__ = ["ArenaSetup", "GameFailed", "GameRecord", "GameSpec", "RecordsError", "Tournament",
            "check_specs", "format_report", "plot_ratings", "read_records", "replay", "resume_tournament",
@@ -321,10 +322,11 @@ def _play(t: Tournament, plan: Sequence[GameSpec], setup: ArenaSetup, *, workers
                 progress(len(t.records), t.scheduled)
     except KeyboardInterrupt:
         t.interrupted = True
-        log.warning("interrupted: keeping %d finished games", len(t.records))
+        log.warning("interrupted: keeping %s", counted(len(t.records), "finished game"))
     except GameFailed as exc:
         t.interrupted, t.error = True, str(exc)
-        log.warning("stopped: a game failed; keeping %d finished games", len(t.records))
+        log.warning("stopped: a game failed; keeping %s",
+                    counted(len(t.records), "finished game"))
     finally:
         if fh:
             fh.close()
@@ -403,8 +405,8 @@ def resume_tournament(records_path: str, *, run: str | None = None, workers: int
     t.interrupted = False
     if missing:
         _preflight(list(setup.bots))
-        log.info("resuming run %s: %d of %d games recorded, playing the %d missing",
-                 t.run, len(done), t.scheduled, len(missing))
+        log.info("resuming run %s: %d of %s recorded, playing the %d missing",
+                 t.run, len(done), counted(t.scheduled, "game"), len(missing))
         _play(t, missing, setup, workers=workers, backend=backend, ray_address=ray_address,
               records_path=records_path, progress=progress)
     t.records.sort(key=lambda r: r.game)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from gallerist.ai.words import counted, plural
+
 __all__ = ["format_report", "plot_ratings", "preload", "report_figure"]
 
 
@@ -28,7 +30,7 @@ def _headline(report: dict[str, Any]) -> list[str]:
     players = "solo against Lacerda" if report["players"] == 1 else f"{report['players']} players"
     scheduled = report.get("scheduled", report["games"])
     games = f"{report['games']} of {scheduled}" if scheduled > report["games"] else f"{report['games']}"
-    lines = [f"{games} games, {players}"
+    lines = [f"{games} {plural(max(scheduled, report['games']), 'game')}, {players}"
              + (" (interrupted)" if report["interrupted"] else "") + f", {report['seconds']:.1f} s"]
     if report.get("unplayed"):
         lines.append(f"not rated, no games played: {', '.join(report['unplayed'])}")
@@ -146,7 +148,7 @@ def report_figure(report: dict[str, Any]) -> Any:
                              layout="constrained", squeeze=False)
     ax = axes[0][0]
     players = "solo against Lacerda" if solo else f"{report['players']} players"
-    ax.set_title(f"{report['games']} games, {players}")
+    ax.set_title(f"{counted(report['games'], 'game')}, {players}")
     if solo:
         ys = list(range(len(rows)))[::-1]
         for y, r in zip(ys, rows):

@@ -29,7 +29,6 @@ import hashlib
 import json
 import math
 import os
-import tempfile
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from gallerist import engine
+from gallerist.ai.files import write_atomically
 
 FORMAT = "gallerist-model"
 #: The layout version `save_model` writes with skip weights (2) and without (1, as
@@ -311,16 +311,7 @@ def save_model(path: str, arrays: Mapping[str, Any], metadata: Mapping[str, Any]
         out["money_scale"] = np.asarray(out["money_scale"], dtype=np.float64)
     out["metadata"] = np.array(meta_text)
     model = validate(out, source=path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".model-", suffix=".npz")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, **out)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    write_atomically(path, lambda fh: np.savez(fh, **out))
     return model
 
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from gallerist import engine
 from gallerist.ai.records_format import PLAYOUTS_KEY, SEATS
+from gallerist.ai.words import counted
 
 __all__ = ["MAX_PLAYOUTS", "LabelRun", "LabelError", "label_directory", "label_game",
            "label_position", "label_seed"]
@@ -218,8 +219,8 @@ def label_directory(path: str | os.PathLike[str], count: int, *, workers: int = 
             run.positions += len(games)
     except KeyboardInterrupt:
         run.interrupted = True
-        log.warning("interrupted: %d shards labelled now, the rest keep their records",
-                    run.shards_labelled)
+        log.warning("interrupted: %s labelled now, the rest keep their records",
+                    counted(run.shards_labelled, "shard"))
     except GameInputError as exc:
         raise LabelError(str(exc)) from None
     finally:

@@ -44,7 +44,6 @@ import datetime
 import json
 import logging
 import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,8 +53,10 @@ import numpy as np
 
 from gallerist import engine
 from gallerist.ai.arena import GameFailed, GameSpec, bot_seed, run_local, run_ray
+from gallerist.ai.files import write_atomically
 from gallerist.ai.records_format import (COLUMNS as LAYOUT, FORMAT, FORMAT_VERSION, PLAYOUTS_KEY,
                                          row_shape, sha256_file)
+from gallerist.ai.words import counted
 
 __all__ = ["COLUMNS", "FORMAT", "FORMAT_VERSION", "DEFAULT_GAMES_PER_SHARD", "NUM_ACTIONS",
            "SelfplayError", "SelfplayGame", "SelfplayRun", "engine_version", "game_seed",
@@ -230,22 +231,6 @@ def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def _write_atomically(path: Path, write: Callable[[Any], None], mode: str = "wb") -> None:
-    """Write `path` through a temporary file in its folder, renamed into place."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, mode) as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)   # mkstemp's files are private; records are for reading
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def read_manifest(out: str | os.PathLike[str]) -> dict[str, Any]:
     """The manifest of a self-play directory.
 
@@ -277,13 +262,13 @@ def write_manifest(out: Path, manifest: dict[str, Any]) -> None:
     """Rewrite the manifest of directory `out` atomically (its ``updated`` time set)."""
     manifest["updated"] = _now()
     text = json.dumps(manifest, indent=1)
-    _write_atomically(out / MANIFEST, lambda fh: fh.write(text), mode="w")
+    write_atomically(out / MANIFEST, lambda fh: fh.write(text), mode="w", encoding="utf-8")
 
 
 def write_arrays(path: Path, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
     """Write a shard file atomically (compressed, no pickles) and return its manifest
     entry's ``positions`` and ``sha256``."""
-    _write_atomically(path, lambda fh: np.savez_compressed(fh, **arrays))
+    write_atomically(path, lambda fh: np.savez_compressed(fh, **arrays))
     return {"positions": int(len(arrays["action"])), "sha256": sha256_file(path)}
 
 
@@ -548,10 +533,12 @@ def run_selfplay(spec: str, *, players: int, games: int, out: str | os.PathLike[
                 progress(done, games, positions_known)
     except KeyboardInterrupt:
         run.interrupted = True
-        log.warning("interrupted: keeping %d games in complete shards", manifest["games"])
+        log.warning("interrupted: keeping %s in complete shards",
+                    counted(manifest["games"], "game"))
     except GameFailed as exc:
         run.interrupted, run.error = True, str(exc)
-        log.warning("stopped: a game failed; keeping %d games in complete shards", manifest["games"])
+        log.warning("stopped: a game failed; keeping %s in complete shards",
+                    counted(manifest["games"], "game"))
     finally:
         run.seconds += time.perf_counter() - t0
         close = getattr(source, "close", None)

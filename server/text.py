@@ -5,6 +5,8 @@ import sys
 import time
 from typing import Any, TextIO
 
+from gallerist.ai.words import counted
+
 __all__ = ["Progress", "format_hint", "format_plan", "format_root"]
 
 
@@ -65,10 +67,12 @@ def format_hint(response: Any, *, title: str = "", limit: int = 10) -> str:
         lines.append("")
         lines.append("Position: " + format_root(r.root))
         lines.append("Turn plan: " + format_plan(list(r.moves[0].pv_notation)))
-    lines.append(f"Search: {stats.iterations:,} iterations, {stats.nodes:,} nodes, "
+    lines.append(f"Search: {counted(stats.iterations, 'iteration')}, "
+                 f"{counted(stats.nodes, 'node')}, "
                  f"depth {stats.depth}, {stats.elapsed_ms:,.0f} ms, "
-                 f"{stats.nodes_per_second:,.0f} nodes/s (budget: {r.budget.iterations:,} "
-                 f"iterations, time limit {r.budget.time_ms:,} ms, depth {r.budget.depth})")
+                 f"{stats.nodes_per_second:,.0f} nodes/s (budget: "
+                 f"{counted(r.budget.iterations, 'iteration')}, time limit "
+                 f"{r.budget.time_ms:,} ms, depth {r.budget.depth})")
     if r.resolved_bot_spec:   # a server older than the field leaves it empty
         lines.append(f"Bot: {r.resolved_bot_spec}")
         lines.append(f"Model: {r.model or 'none'}")

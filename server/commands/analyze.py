@@ -9,12 +9,13 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from gallerist.ai.files import write_atomically
 from gallerist.ai.review import SOLO_THRESHOLDS, THRESHOLDS
 from gallerist.ai.spec import DEFAULT_BOT
+from gallerist.ai.words import counted
 from gallerist.server.commands import CliError
 from gallerist.server.commands.model_option import add_model_option
 from gallerist.server.commands.options import (
@@ -87,17 +88,8 @@ def _seats(text: str | None, players: int) -> list[int]:
 
 def _write(path: str, lines: list[dict[str, Any]]) -> None:
     """Write the lines atomically (a temporary file renamed)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".analysis-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            for line in lines:
-                fh.write(json.dumps(line) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomically(path, lambda fh: fh.writelines(json.dumps(line) + "\n" for line in lines),
+                     mode="w", encoding="utf-8")
 
 
 def _table(summary: dict[str, Any], unit: str) -> str:
@@ -157,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
             bar.update(1)
         complete = True
     except KeyboardInterrupt:
-        print(f"\ninterrupted: keeping the {len(done)} of {total} positions analysed",
+        print(f"\ninterrupted: keeping the {len(done)} of {counted(total, 'position')} analysed",
               file=sys.stderr)
     except Exception as exc:  # noqa: BLE001 - a search failed in a worker: keep the rest
         failure = exc
@@ -171,13 +163,13 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CliError(f"cannot write {out}: {exc.strerror or exc}", status=1) from None
     if failure is not None:
-        raise CliError(f"the analysis stopped after {len(ordered)} of {total} positions "
+        raise CliError(f"the analysis stopped after {len(ordered)} of {counted(total, 'position')} "
                        f"(written to {out}): {type(failure).__name__}: {failure}", status=1)
     unit = header["thresholds"]["unit"]
     what = f"game {game.game}" if game.game is not None else "the game"
-    print(f"{what} of {args.record}: {len(ordered)} of {total} decisions analysed by {args.bot} "
-          f"({'%d iterations' % budget.iterations if budget.iterations else '%g ms' % budget.time_ms}"
-          f" per position); loss in {unit}")
+    per = counted(budget.iterations, "iteration") if budget.iterations else f"{budget.time_ms:g} ms"
+    print(f"{what} of {args.record}: {len(ordered)} of {counted(total, 'decision')} analysed by "
+          f"{args.bot} ({per} per position); loss in {unit}")
     print(_table(summary, unit))
     print(f"wrote {out}")
     if args.html and ordered:

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from gallerist.ai.words import counted
 from gallerist.server.commands import CliError
 from gallerist.server.commands.options import (MAX_GAMES, MAX_WORKERS, check_output_path,
                                                game_count, seed_value, worker_count)
@@ -180,9 +181,9 @@ def run(args: argparse.Namespace) -> int:
                                        reviews=args.reviews)
         except OSError as exc:
             raise CliError(f"cannot write {args.html}: {exc.strerror or exc}", status=1) from None
-        print(f"HTML report: {args.html} ({linked} games linked to a review page)")
+        print(f"HTML report: {args.html} ({counted(linked, 'game')} linked to a review page)")
     print(f"\nresults: {args.out}  games: {records}  picture: {args.png}")
     if t.error:
-        raise CliError(f"{t.error}; the {len(t.records)} finished games are summarised above; "
+        raise CliError(f"{t.error}; the finished games ({len(t.records)}) are summarised above; "
                        f"finish the arena with: gallerist arena --resume {records}", status=1)
     return 130 if t.interrupted and not args.summarise else 0

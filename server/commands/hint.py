@@ -15,6 +15,7 @@ import grpc
 from gallerist import engine
 from gallerist.ai.hint_client import HintClient, hint_request
 from gallerist.ai.spec import DEFAULT_BOT
+from gallerist.ai.words import counted
 from gallerist.engine.actions import describe_decision
 from gallerist.server import convert
 from gallerist.server.commands import CliError
@@ -160,7 +161,7 @@ def _show_progress(reports: Iterable[Any], progress: Progress) -> Any:
             value = (f"{100 * best.win_probability:.0f}% win" if best.HasField("win_probability")
                      else f"${best.expected_money[0]:.0f} expected")   # solo: no one to beat
             progress.update(0, f"{response.stats.elapsed_ms / 1000:.1f} s, "
-                               f"{response.stats.iterations:,} iterations, depth "
+                               f"{counted(response.stats.iterations, 'iteration')}, depth "
                                f"{response.stats.depth}: best so far {best.notation} ({value})")
     progress.close()
     return last
@@ -216,7 +217,7 @@ def _print_result(args: argparse.Namespace, state: engine.GameState, last: Any, 
         print(format_hint(last, title=title(state), limit=args.moves))
     if interrupted:
         print(f"interrupted: the best move found in {last.stats.elapsed_ms / 1000:.1f} s "
-              f"(depth {last.stats.depth}, {last.stats.iterations:,} iterations) is "
+              f"(depth {last.stats.depth}, {counted(last.stats.iterations, 'iteration')}) is "
               f"{last.moves[0].notation}", file=sys.stderr)
         return 130
     return 0

@@ -12,6 +12,7 @@ from typing import Any
 
 from gallerist.server.commands import CliError
 from gallerist.ai.playout_labels import MAX_PLAYOUTS
+from gallerist.ai.words import counted, plural
 from gallerist.server.commands.options import MAX_WORKERS, add_command, int_range, worker_count
 
 __all__ = ["add", "run"]
@@ -68,9 +69,9 @@ def run(args: argparse.Namespace) -> int:
     finally:
         for bar in bars:
             bar.close()
-    print(f"{args.dir}: {result.shards_labelled} shards labelled with {playouts} playouts a "
-          f"position ({result.positions:,} positions, {time.perf_counter() - t0:.1f} s), "
-          f"{result.shards_kept} already labelled")
+    print(f"{args.dir}: {counted(result.shards_labelled, 'shard')} labelled with "
+          f"{playouts} {plural(playouts, 'playout')} a position ({counted(result.positions, 'position')}, "
+          f"{time.perf_counter() - t0:.1f} s), {result.shards_kept} already labelled")
     if result.interrupted:
         print(f"interrupted; the labelled shards are kept; continue with: gallerist label "
               f"{args.dir} --playouts {playouts}", file=sys.stderr)

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from gallerist.ai.words import counted
 from gallerist.server.commands import CliError
 from gallerist.server.commands.options import add_command, check_output_path
 
@@ -35,5 +36,5 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:   # reading the analysis (2) or writing the page (1)
         raise CliError(f"{exc.filename or args.analysis}: {exc.strerror or exc}",
                        status=1 if exc.filename == args.html else 2) from None
-    print(f"wrote {args.html} ({n} positions)", file=sys.stderr)
+    print(f"wrote {args.html} ({counted(n, 'position')})", file=sys.stderr)
     return 0

@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from gallerist.ai.playout_labels import MAX_PLAYOUTS
+from gallerist.ai.words import counted
 from gallerist.server.commands import CliError
 from gallerist.server.commands.options import (MAX_GAMES, MAX_WORKERS, add_command, game_count,
                                                int_range, worker_count)
@@ -106,9 +107,10 @@ def run(args: argparse.Namespace) -> int:
     finally:
         for bar in bars:
             bar.close()
-    summary = (f"{args.out}: {result.games} games, {result.positions:,} positions in "
-               f"{len(result.manifest['shards'])} shards ({result.played} games played now, "
-               f"{result.seconds:.1f} s)")
+    summary = (f"{args.out}: {counted(result.games, 'game')}, "
+               f"{counted(result.positions, 'position')} in "
+               f"{counted(len(result.manifest['shards']), 'shard')} "
+               f"({counted(result.played, 'game')} played now, {result.seconds:.1f} s)")
     print(summary)
     if result.played == 0 and result.games > games:
         print(f"note: {args.out} already holds more games than --games {games}: nothing played")

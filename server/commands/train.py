@@ -9,6 +9,7 @@ from typing import Any
 from gallerist.ai.train_options import (DEFAULTS, VALUE_TARGETS, TrainingError, check_options,
                                         side_paths)
 from gallerist.server.commands import CliError
+from gallerist.ai.words import counted
 from gallerist.server.commands.options import add_command, check_output_path
 
 __all__ = ["add", "run"]
@@ -83,8 +84,10 @@ def _summary(card: dict[str, Any], out: str) -> str:
            if v["win"] else "")
     card_path, curves_path = side_paths(out)
     return (f"wrote {out}, {card_path} and {curves_path}: best epoch {card['best_epoch']} of "
-            f"{card['epochs_run']}; validation ({card['split']['validation']['games']} games, "
-            f"{v['positions']} positions): {win}money MAE ${v['money']['mae_dollars']:.1f}, "
+            f"{card['epochs_run']}; validation "
+            f"({counted(card['split']['validation']['games'], 'game')}, "
+            f"{counted(v['positions'], 'position')}): {win}money MAE "
+            f"${v['money']['mae_dollars']:.1f}, "
             f"policy top-1 {v['policy']['top1_agreement']:.3f}{_playouts(v)}")
 
 

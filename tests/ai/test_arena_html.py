@@ -37,3 +37,17 @@ def test_html_report_refuses_an_unwritable_path_before_playing(tmp_path: Path, c
                    "--records", str(tmp_path / "g.jsonl"), "--html", str(tmp_path / "no" / "r.html")])
     assert status == 2 and "--html" in capsys.readouterr().err
     assert not (tmp_path / "g.jsonl").exists()
+
+
+def test_counts_of_one_are_singular(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """An arena of one game with one review page says "1 game" in its headline and "1 game
+    linked", not "1 games"."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "game-0.html").write_text("<html></html>")
+    assert main(["arena", "greedy", "--players", "1", "--games", "1", "--workers", "1",
+                 "--no-progress", "--html", "report.html"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("1 game, solo against Lacerda")
+    assert "HTML report: report.html (1 game linked to a review page)" in out
+    assert "1 games" not in out

@@ -254,3 +254,16 @@ def test_skip_weights_are_checked_by_name(tmp_path):
     refused(write(tmp_path, bad), "money_skip, win_skip", "unexpected", "format_version 2")
     bad = dict(good, win_skip=np.full((engine.OBSERVATION_SIZE, 4), np.nan, np.float32))
     refused(write(tmp_path, bad), "win_skip", "NaN")
+
+
+@pytest.mark.parametrize("umask, expected", [(0o022, 0o644), (0o027, 0o640)])
+def test_a_saved_model_has_the_mode_of_any_new_file(tmp_path, umask, expected):
+    """save_model's file is readable as the umask allows (0o644 under 0o022), like every
+    other output, not private (0o600) as its temporary file was; no temporary is left."""
+    old = os.umask(umask)
+    try:
+        save_model(tmp_path / "model.npz", random_arrays((8,), seed=1), {})
+    finally:
+        os.umask(old)
+    assert (tmp_path / "model.npz").stat().st_mode & 0o777 == expected
+    assert [p.name for p in tmp_path.iterdir()] == ["model.npz"]

@@ -225,6 +225,14 @@ def test_the_cli_labels_and_reports(unlabelled, tmp_path, capsys) -> None:
     assert json.loads((out / "manifest.json").read_text())[PLAYOUTS_KEY] == 4
 
 
+def test_the_cli_counts_one_playout_in_the_singular(unlabelled, tmp_path, capsys) -> None:
+    """`--playouts 1`: "1 playout a position", not "1 playouts"."""
+    out = tmp_path / "cli"
+    shutil.copytree(unlabelled, out)
+    assert main(["label", str(out), "--playouts", "1", "--no-progress"]) == 0
+    assert "3 shards labelled with 1 playout a position (" in capsys.readouterr().out
+
+
 def test_a_playout_label_column_of_the_wrong_shape_is_refused_naming_it(labelled, tmp_path) -> None:
     """The trainer's reader checks the column like every other (dtype and row shape)."""
     from gallerist.ai.train_data import RecordsError, load_records

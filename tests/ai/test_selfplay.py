@@ -348,3 +348,12 @@ def test_analyze_reads_a_game_of_a_selfplay_directory(tmp_path) -> None:
     assert rows["final_money"][first, 0] == final.money()[p]
     with pytest.raises(GameInputError, match="no game 5"):
         read_game(str(out), 5)
+
+
+def test_a_run_of_one_game_says_1_game_and_1_shard(tmp_path, capsys) -> None:
+    """The summary of one game in one shard is singular: "1 game", "1 shard", not "1 games"."""
+    out = tmp_path / "sp"
+    assert main(["selfplay", "greedy", "--games", "1", "--out", str(out), "--no-progress"]) == 0
+    summary = capsys.readouterr().out
+    assert summary.startswith(f"{out}: 1 game, ")
+    assert " in 1 shard (1 game played now, " in summary

@@ -49,6 +49,20 @@ def test_analyze_writes_the_file_and_prints_the_summary(tmp_path: Path,
     assert row.split()[-3:] == [str(seat0["counts"][k]) for k in ("inaccuracy", "mistake", "blunder")]
 
 
+def test_the_analysis_file_has_the_mode_of_any_new_file(tmp_path: Path) -> None:
+    """The analysis file is readable as the umask allows (0o644 under 0o022), like the
+    other outputs, not private (0o600) as its temporary file was."""
+    old = os.umask(0o022)
+    try:
+        assert main(["analyze", str(RECORD), "--game", "0", "--bot", "greedy", "--seats", "0",
+                     "--workers", "1", "--out", str(tmp_path / "a.jsonl"),
+                     "--no-progress"]) == 0
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a.jsonl").stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["a.jsonl"]
+
+
 def test_analyze_labels_the_planted_mistake(tmp_path: Path) -> None:
     """The move list of tests/data/planted_mistake.json ends with a move the bots agree
     loses the game: at the default budget (200 ms per position) its line is a mistake

@@ -197,7 +197,7 @@ def test_arena_interrupt_note_on_its_own_line(tmp_path: Path, monkeypatch: pytes
                  "--out", str(out), "--records", str(records),
                  "--png", str(tmp_path / "p.png")]) == 130
     err = capsys.readouterr().err
-    assert "interrupted: keeping 1 finished games" in screen(err)
+    assert "interrupted: keeping 1 finished game" in screen(err)   # one game: singular
     assert "Traceback" not in err
     assert len(records.read_text().splitlines()) == 1 and out.exists()
 
