@@ -3,7 +3,7 @@
 is <= 20 s for a game of about 150 decisions at 200 ms per position on 2 cores.
 
 The game is a recorded one (default: tests/data/analyze_game.jsonl, greedy vs MCTS, 171
-decisions), analysed exactly as the command does it (`ai.review.analyse_game`): each
+decisions), analysed exactly as the command does it (`ai.review.analysis.analyse_game`): each
 position gets a fresh bot, and a played move that the search barely visited gets a
 second search on a quarter of the budget.
 
@@ -18,9 +18,9 @@ import os
 import time
 from pathlib import Path
 
-from gallerist.ai.bot import Budget
-from gallerist.ai.review import analyse_game
-from gallerist.ai.review_games import read_game
+from gallerist.ai.bots.base import Budget
+from gallerist.ai.review.analysis import analyse_game
+from gallerist.ai.review.games import read_game
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -6,9 +6,9 @@ playouts, the same for every move; what tells their moves apart is the heuristic
 after each. The scale that turns a money difference into a difference of win probability
 is fitted against MCTS on the same positions: for training-half 2-player positions, MCTS
 (200 ms) and each heuristic bot analyse every move; for each move MCTS visited well
-(ai.calibration_fit.MIN_VISITS) and the heuristic bot's first move, the difference of
+(ai.calibration.fit.MIN_VISITS) and the heuristic bot's first move, the difference of
 MCTS's calibrated logits is regressed through the origin on the difference of the
-mover's money margin (ai.calibration_fit.fit_move_scales, in the `fit` step).
+mover's money margin (ai.calibration.fit.fit_move_scales, in the `fit` step).
 
     moves.jsonl.gz   per position and bot: every move's raw money (and MCTS's visits and
                      win shares)
@@ -21,8 +21,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from gallerist.ai.bot import Budget
-from gallerist.ai.spec import make_bot
+from gallerist.ai.bots.base import Budget
+from gallerist.ai.bots.spec import make_bot
 
 #: Training-half 2-player positions analysed (full run, --quick).
 POSITIONS, QUICK_POSITIONS = 300, 12

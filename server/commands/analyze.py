@@ -1,4 +1,4 @@
-"""``gallerist analyze``: a whole game reviewed by a bot (`ai.review`): for every decision
+"""``gallerist analyze``: a whole game reviewed by a bot (`ai.review.analysis`): for every decision
 of the chosen seats, the evaluation before the move, the move played and the best move,
 the loss and its label; written as JSON Lines, summarised per player. Positions run in
 parallel on worker processes with a progress bar; Ctrl-C keeps what was analysed (the
@@ -13,8 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from gallerist.ai.review import SOLO_THRESHOLDS, THRESHOLDS
-from gallerist.ai.spec import DEFAULT_BOT
+from gallerist.ai.review.analysis import SOLO_THRESHOLDS, THRESHOLDS
+from gallerist.ai.bots.spec import DEFAULT_BOT
 from gallerist.server.commands import CliError
 from gallerist.server.commands.model_option import add_model_option
 from gallerist.server.commands.options import (
@@ -115,10 +115,10 @@ def run(args: argparse.Namespace) -> int:
     """``gallerist analyze``."""
     from tqdm import tqdm
 
-    from gallerist.ai.bot import Budget
-    from gallerist.ai.review import analyse_game, header_line, summary_line
-    from gallerist.ai.review_games import GameInputError, read_game
-    from gallerist.ai.spec import model_used, resolved_spec
+    from gallerist.ai.bots.base import Budget
+    from gallerist.ai.review.analysis import analyse_game, header_line, summary_line
+    from gallerist.ai.review.games import GameInputError, read_game
+    from gallerist.ai.bots.spec import model_used, resolved_spec
     from gallerist.server.limits import RequestError, build_bot, check_spec
 
     try:
@@ -181,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
     print(_table(summary, unit))
     print(f"wrote {out}")
     if args.html and ordered:
-        from gallerist.server.review_page import ReviewError, write_review_page
+        from gallerist.ai.review.page import ReviewError, write_review_page
         try:
             write_review_page(out, args.html)
         except (ReviewError, OSError) as exc:

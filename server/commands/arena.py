@@ -1,5 +1,5 @@
 """``gallerist arena``: a tournament between bot specs, with ratings (the library is
-`ai.arena` and `ai.ratings`)."""
+`ai.arena.tournament` and `ai.arena.ratings`)."""
 from __future__ import annotations
 
 import argparse
@@ -98,7 +98,7 @@ def _check_arguments(args: argparse.Namespace) -> str | None:
 def _tournament(args: argparse.Namespace, again: str | None, workers: int,
                 progress: Callable[[int, int], None]) -> Any:
     """Play (or resume, or only read) the tournament the arguments ask for."""
-    from gallerist.ai.arena import resume_tournament, run_tournament, summarise_records
+    from gallerist.ai.arena.tournament import resume_tournament, run_tournament, summarise_records
 
     if args.summarise:
         return summarise_records(args.summarise, args.run)
@@ -116,8 +116,8 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
     from tqdm.contrib.logging import logging_redirect_tqdm
 
-    from gallerist.ai.arena import format_report, plot_ratings
-    from gallerist.ai.arena_report import preload
+    from gallerist.ai.arena.tournament import format_report, plot_ratings
+    from gallerist.ai.arena.report import preload
 
     again = _check_arguments(args)
     records = again or args.records
@@ -166,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"cannot write the results: {exc}; the games are in {records}",
                        status=1) from None
     if args.html:
-        from gallerist.ai.arena_html import write_html_report
+        from gallerist.ai.arena.html import write_html_report
         try:
             linked = write_html_report(report, t.records, args.html, records, png=args.png,
                                        reviews=args.reviews)

@@ -14,7 +14,7 @@ import grpc
 
 from gallerist import engine
 from gallerist.ai.hint_client import HintClient, hint_request
-from gallerist.ai.spec import DEFAULT_BOT
+from gallerist.ai.bots.spec import DEFAULT_BOT
 from gallerist.engine.actions import describe_decision
 from gallerist.server import convert
 from gallerist.server.commands import CliError
@@ -77,7 +77,7 @@ def _move_list(text: str | None) -> list[str]:
 
 def _game(args: argparse.Namespace) -> Any:
     """The GameMoves of --moves-file (None without it)."""
-    from gallerist.ai.review_games import GameInputError, read_game
+    from gallerist.ai.review.games import GameInputError, read_game
     from gallerist.v1 import hints_pb2
 
     if not getattr(args, "moves_file", None):

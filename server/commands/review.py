@@ -1,5 +1,5 @@
 """``gallerist review ANALYSIS.jsonl --html OUT``: the review page of an analysed game
-(`server.review_page`)."""
+(`ai.review.page`)."""
 from __future__ import annotations
 
 import argparse
@@ -25,7 +25,7 @@ def add(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``gallerist review``."""
-    from gallerist.server.review_page import ReviewError, write_review_page
+    from gallerist.ai.review.page import ReviewError, write_review_page
 
     check_output_path(args.html, "--html")
     try:

@@ -11,7 +11,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from gallerist.ai.review_games import read_game
+from gallerist.ai.review.games import read_game
 from gallerist.engine.actions import action_to_string
 from gallerist.server import GalleristServer, HintClient, hint_request
 from gallerist.v1 import hints_pb2

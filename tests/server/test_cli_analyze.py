@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gallerist.ai.review_games import read_game
+from gallerist.ai.review.games import read_game
 from gallerist.server.cli import main
 
 DATA = Path(__file__).resolve().parents[1] / "data"

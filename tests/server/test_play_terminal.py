@@ -16,8 +16,8 @@ import numpy as np
 from review_fixtures import write_analysis
 
 from gallerist import engine
-from gallerist.ai.arena_records import read_records
-from gallerist.ai.play import draw_chance
+from gallerist.ai.arena.records import read_records
+from gallerist.ai.arena.play import draw_chance
 from gallerist.server.limits import build_bot
 
 GALLERIST = [sys.executable, "-m", "gallerist.server"]

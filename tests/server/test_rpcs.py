@@ -307,8 +307,8 @@ def test_hints_name_the_resolved_bot_and_its_model(client: HintClient,
     packaged model, named with its short sha256, in SuggestMoves, every AnalyzeStream
     report and every AnalyzedPosition; at 4 players UCT and no model; a bot without a
     model names none."""
-    from gallerist.ai.model_file import PACKAGED, model_label
-    from gallerist.ai.spec import bot_options, parse_spec
+    from gallerist.ai.learn.model_file import PACKAGED, model_label
+    from gallerist.ai.bots.spec import bot_options, parse_spec
     r = client.suggest(hint_request(demo, iterations=50))
     assert r.bot == "mcts"
     name, options = parse_spec(r.resolved_bot_spec)
