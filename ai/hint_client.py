@@ -98,7 +98,7 @@ class HintClient:
                                        metadata=self.metadata)
 
     def analyze_game(self, request: Any, timeout: float | None = None) -> Iterator[Any]:
-        """AnalyzeGame: the analysed positions as they come."""
+        """AnalyzeGame: the analyzed positions as they come."""
         return self.stub.AnalyzeGame(request, timeout=timeout,  # type: ignore[no-any-return]
                                      metadata=self.metadata)
 

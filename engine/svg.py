@@ -18,7 +18,7 @@ Hidden cards (R-SETUP: each player's Curator and Art Dealer) are drawn only for 
 is not in the SVG at all.
 
 `hint` (an action id, its notation, a `MoveInfo` of a bot's analysis, or a dict with the
-same fields, as a move of an analysed game) is drawn as an
+same fields, as a move of an analyzed game) is drawn as an
 arrow from the mover's panel to the element the move acts on, the destination outlined
 (class ``hint-target``), with the move's notation and, when given, its win probability
 (or, solo, the expected money).
@@ -412,7 +412,7 @@ def _player(c: _Canvas, state: GameState, r: dict[str, Any], p: int, x: float, y
 # ------------------------------------------------------------------------------ hint
 
 class _Fields:
-    """A dict's keys as attributes (a move of an analysed game read as a MoveInfo)."""
+    """A dict's keys as attributes (a move of an analyzed game read as a MoveInfo)."""
 
     def __init__(self, data: dict[str, Any]) -> None:
         self.__dict__.update(data)
@@ -427,7 +427,7 @@ def _hint_action(hint: Any) -> tuple[int, float | None, list[float]]:
         return hint, None, []
     if isinstance(hint, str):
         return string_to_action(hint), None, []
-    if isinstance(hint, dict):   # a move of an analysed game: action, win_probability, expected_money
+    if isinstance(hint, dict):   # a move of an analyzed game: action, win_probability, expected_money
         hint = _Fields(hint)
     action = getattr(hint, "action", None)
     if isinstance(action, int) and not isinstance(action, bool):

@@ -30,7 +30,7 @@ from gallerist.engine.actions import action_to_string, describe_decision
 from gallerist.v1 import hints_pb2
 from gallerist.ai.bots.base import Bot, Budget
 from gallerist.ai.learn.model_file import ModelFileError
-from gallerist.ai.review.analysis import analyse_position, position_seed
+from gallerist.ai.review.analysis import analyze_position, position_seed
 from gallerist.server import convert
 from gallerist.server.hint_requests import hint_search
 from gallerist.server.limits import (
@@ -269,7 +269,7 @@ class GalleristServicer:
     @_streaming
     def AnalyzeGame(self, request: Any, context: grpc.ServicerContext,
                     call: _Call) -> Iterator[Any]:
-        """Analyse every decision of a game, one AnalyzedPosition at a time (hints.proto)."""
+        """Analyze every decision of a game, one AnalyzedPosition at a time (hints.proto)."""
         need = self._check_search_request(request, call)
         if request.WhichOneof("source") == "record":
             game = convert.game_from_record_text(request.record)
@@ -334,7 +334,7 @@ class GalleristServicer:
                     reports.append(report)
                     return report.analysis
 
-                review = analyse_position(position, game.actions[ply], search, budget, ply=ply)
+                review = analyze_position(position, game.actions[ply], search, budget, ply=ply)
                 if stopped.is_set() or not context.is_active():
                     break
                 sent += 1

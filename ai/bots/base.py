@@ -210,7 +210,7 @@ def restrict_moves(state: engine.GameState, allow: Sequence[ActionId | str] = ()
                                    + " ".join(action_to_string(a) for a in legal))
     out = ids if allow else [a for a in legal if a not in ids]
     if not out:
-        raise MoveRestrictionError(name, "leaves no legal move to analyse")
+        raise MoveRestrictionError(name, "leaves no legal move to analyze")
     return out
 
 
@@ -466,7 +466,7 @@ def _ending_moves(state: engine.GameState, moves: list[MoveInfo]) -> set[ActionI
 def decision_player(state: engine.GameState) -> int:
     """The player to move, or a ValueError if the state is not a decision point."""
     if state.is_terminal():
-        raise ValueError("the game is over: there is no move to analyse")
+        raise ValueError("the game is over: there is no move to analyze")
     if state.is_chance():
         raise ValueError("the state is at a chance event: apply an outcome first")
     return int(state.current_player)

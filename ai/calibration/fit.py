@@ -24,7 +24,7 @@ MIN_VISITS = 30
 
 @dataclass(frozen=True)
 class Sample:
-    """One analysed, labelled position: the stage t, the mover, the raw statistics of
+    """One analyzed, labelled position: the stage t, the mover, the raw statistics of
     the reported move, and the game's end (final money and win share per seat)."""
 
     t: float

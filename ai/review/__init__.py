@@ -3,7 +3,7 @@ the best (`analysis`), the games it reads (`games`) and the HTML review page (`p
 from gallerist.ai._lazy import lazy_exports
 
 _EXPORTS = {
-    "analyse_game": "analysis", "GameInput": "games", "GameInputError": "games",
+    "analyze_game": "analysis", "GameInput": "games", "GameInputError": "games",
     "read_game": "games", "ReviewError": "page", "write_review_page": "page",
 }
 __all__ = sorted(_EXPORTS)

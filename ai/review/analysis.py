@@ -1,7 +1,7 @@
 """Game analysis (lichess's game review, KataGo's analyzeTurns): every decision of a game
 searched by a bot, the move played compared with the best move, and the loss labelled.
 
-For one decision (`analyse_position`): the bot searches the position; the best move is
+For one decision (`analyze_position`): the bot searches the position; the best move is
 its first; the move played is looked up in the same analysis, and when the search gave it
 fewer than `PLAYED_MIN_VISITS` visits (MCTS spends little on moves it ranks low) a second
 search with only the played move at the root (the Bot protocol's `moves`, KataGo's
@@ -9,10 +9,10 @@ allowMoves) evaluates it with a quarter of the budget. The loss is the mover's w
 probability of the best move minus the played move's, >= 0 (solo: expected final money,
 $); `THRESHOLDS` (or `SOLO_THRESHOLDS`) turn it into a label.
 
-`analyse_game` runs the positions of a game on worker processes (each position gets a
+`analyze_game` runs the positions of a game on worker processes (each position gets a
 fresh bot, seeded from the analysis seed and the ply, so the result does not depend on
 the scheduling); `gallerist analyze` (server/commands/analyze.py) and the AnalyzeGame
-rpc use the same `analyse_position`. The JSON Lines output (header, one line per
+rpc use the same `analyze_position`. The JSON Lines output (header, one line per
 position, summary) is described in the README's "Game analysis" section.
 """
 from __future__ import annotations
@@ -30,7 +30,7 @@ from gallerist.ai.bots.base import Analysis, Budget, MoveInfo, MoveRestrictionEr
 from gallerist.ai.review.games import GameInput
 
 __all__ = ["LABELS", "PLAYED_MIN_VISITS", "PLAYED_SHARE", "SOLO_THRESHOLDS", "THRESHOLDS",
-           "PositionReview", "analyse_game", "analyse_position", "header_line", "label_for",
+           "PositionReview", "analyze_game", "analyze_position", "header_line", "label_for",
            "position_line", "position_seed", "summary_line", "thresholds_for"]
 
 #: Loss of win probability (0..1) from which a move is an inaccuracy, a mistake, a blunder.
@@ -65,7 +65,7 @@ def label_for(loss: float, players: int) -> str | None:
 
 @dataclass
 class PositionReview:
-    """One analysed decision.
+    """One analyzed decision.
 
     Attributes:
         ply: index of the move in the game's action list.
@@ -106,9 +106,9 @@ def _score(move: MoveInfo, player: int, players: int) -> float:
     return float(move.win_probability)
 
 
-def analyse_position(state: engine.GameState, played: int, search: Search, budget: Budget,
+def analyze_position(state: engine.GameState, played: int, search: Search, budget: Budget,
                      *, ply: int = 0) -> PositionReview:
-    """Analyse one decision.
+    """Analyze one decision.
 
     Args:
         state: the position before the move (a decision point).
@@ -174,7 +174,7 @@ def header_line(game: GameInput, *, source: str, bot: str, budget: Budget,
 
 
 def position_line(review: PositionReview, max_moves: int = 5) -> dict[str, Any]:
-    """One analysed decision as its line of the analysis file."""
+    """One analyzed decision as its line of the analysis file."""
     a = review.analysis
     root = a.root
     return {"type": "position", "ply": review.ply, "player": review.player,
@@ -189,7 +189,7 @@ def position_line(review: PositionReview, max_moves: int = 5) -> dict[str, Any]:
 
 def summary_line(game: GameInput, positions: Sequence[dict[str, Any]], seats: Sequence[int],
                  complete: bool) -> dict[str, Any]:
-    """The last line: per seat, decisions analysed, average loss, counts per label."""
+    """The last line: per seat, decisions analyzed, average loss, counts per label."""
     players = []
     for seat in seats:
         mine = [p for p in positions if p["player"] == seat]
@@ -215,7 +215,7 @@ class _Job:
 
 
 def position_seed(seed: int, ply: int) -> int:
-    """The seed of the search of move `ply` of a game analysed with `seed`."""
+    """The seed of the search of move `ply` of a game analyzed with `seed`."""
     return (seed * 1_000_003 + ply * 7919 + 1) % (1 << 63)
 
 
@@ -234,13 +234,13 @@ def _run_job(job: _Job) -> dict[str, Any]:
     def search(budget: Budget, moves: list[int] | None) -> Analysis:
         return bot.analyze(state, budget, moves=moves)
 
-    review = analyse_position(state, job.actions[-1], search, job.budget, ply=job.ply)
+    review = analyze_position(state, job.actions[-1], search, job.budget, ply=job.ply)
     return position_line(review, job.max_moves)
 
 
-def analyse_game(game: GameInput, spec: str, budget: Budget, *, seats: Sequence[int] | None = None,
+def analyze_game(game: GameInput, spec: str, budget: Budget, *, seats: Sequence[int] | None = None,
                  workers: int = 1, seed: int = 0, max_moves: int = 5) -> Iterator[dict[str, Any]]:
-    """Analyse the decisions of `seats` (all when None) on `workers` processes.
+    """Analyze the decisions of `seats` (all when None) on `workers` processes.
 
     Yields:
         Position lines (`position_line`) as they finish, in any order (each has its

@@ -35,7 +35,7 @@ class GameInputError(GalleristError, ValueError):
 
 @dataclass
 class GameInput:
-    """A game to analyse.
+    """A game to analyze.
 
     Attributes:
         seed: the setup seed (`engine.new_game`).

@@ -1,10 +1,10 @@
-"""The review page of an analysed game: `write_review_page(analysis_jsonl_path, html_path)`.
+"""The review page of an analyzed game: `write_review_page(analysis_jsonl_path, html_path)`.
 
 One self-contained HTML file (inline CSS, JavaScript and SVG; no network, no server: it
 opens from the file) built from the JSON Lines that `gallerist analyze` writes (a header,
-one line per analysed decision, a summary; README "Reviewing a game"):
+one line per analyzed decision, a summary; README "Reviewing a game"):
 
-- the board (`engine.svg`, from the mover's view) at every analysed decision, stepped with
+- the board (`engine.svg`, from the mover's view) at every analyzed decision, stepped with
   the buttons or the arrow keys (Home/End: first/last), with the best move drawn as an
   arrow where the move played was labelled (inaccuracy, mistake, blunder);
 - the move list with the labels (?!, ?, ??), each row a link to its position;
@@ -73,7 +73,7 @@ def read_analysis(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]
             kind = obj.get("type")
             if header is None:
                 if kind != "header" or obj.get("format") != "gallerist-analysis":
-                    raise ReviewError(f"{where}: not an analysed game (the first line must be "
+                    raise ReviewError(f"{where}: not an analyzed game (the first line must be "
                                       f"the header of format 'gallerist-analysis'; write one "
                                       f"with `gallerist analyze`)")
                 if obj.get("format_version") != 1:
@@ -92,7 +92,7 @@ def read_analysis(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]
     if header is None:
         raise ReviewError(f"{path}: empty file (no analysis header)")
     if not positions:
-        raise ReviewError(f"{path}: no analysed positions")
+        raise ReviewError(f"{path}: no analyzed positions")
     return header, positions, summary
 
 
@@ -177,7 +177,7 @@ def _chart(frames: list[dict[str, Any]], players: int, solo: bool) -> str:
         parts.append(f'<line x1="{left}" x2="{w - 10}" y1="{y:.1f}" y2="{y:.1f}" stroke="#eee"/>'
                      f'<text x="{left - 4}" y="{y + 3:.1f}" text-anchor="end">{label}</text>')
     parts.append(f'<text x="{left}" y="{h - 6}">{"expected final money" if solo else "win probability"}'
-                 f' before each analysed move (click a point)</text>')
+                 f' before each analyzed move (click a point)</text>')
     parts.append(f'<line id="chart-cursor" x1="{left}" x2="{left}" y1="{top}" '
                  f'y2="{h - bottom}" stroke="#888" stroke-dasharray="3,3"/>')
     for seat in seats:
@@ -324,7 +324,7 @@ def review_html(header: dict[str, Any], positions: list[dict[str, Any]],
                       separators=(",", ":")).replace("</", "<\\/")
     title = (f"Game {header.get('game', '?')} review: "
              + ("solo against Lacerda" if solo else f"{players} players"))
-    about = (f"analysed by {html.escape(str(header.get('bot', '?')))} at "
+    about = (f"analyzed by {html.escape(str(header.get('bot', '?')))} at "
              f"{html.escape(str(header.get('time_ms', '?')))} ms per position; setup seed "
              f"{html.escape(str(header.get('setup', {}).get('seed', '?')))}")
     head = "<th>expected $</th>" if solo else "<th>win %</th><th>expected $</th>"
@@ -350,7 +350,7 @@ def review_html(header: dict[str, Any], positions: list[dict[str, Any]],
 
 
 def write_review_page(analysis_jsonl_path: str | Path, html_path: str | Path) -> int:
-    """Write the review page of an analysed game; returns the number of positions.
+    """Write the review page of an analyzed game; returns the number of positions.
 
     Raises:
         ReviewError: the analysis file does not fit the format (the message names the line).

@@ -95,13 +95,13 @@ def game_seed(seed: int, game: int) -> int:
 class _Recorder:
     """A seat's bot, remembering for each of its decisions the root visits per action."""
 
-    def __init__(self, bot: Any, analyse: bool) -> None:
-        self.bot, self.analyse = bot, analyse
+    def __init__(self, bot: Any, analyze: bool) -> None:
+        self.bot, self.analyze = bot, analyze
         self.visits: dict[int, int] | None = None
         self.root: Any = None   # the analysis' PositionSummary (None: no analysis)
 
     def choose(self, view: engine.GameState) -> int:
-        if not self.analyse:
+        if not self.analyze:
             self.visits = self.root = None
             return int(self.bot.choose(view))
         analysis = self.bot.analyze(view)
@@ -171,8 +171,8 @@ def play_selfplay_game(game: GameSpec) -> tuple[int, dict[str, np.ndarray]]:
 
     try:
         for seat, spec in enumerate(game.seats):
-            analyse = spec.split(":")[0].strip().lower() not in CHOOSING_BOTS
-            seats.append(_Recorder(make_bot(spec, seed=bot_seed(game.seed, seat, spec)), analyse))
+            analyze = spec.split(":")[0].strip().lower() not in CHOOSING_BOTS
+            seats.append(_Recorder(make_bot(spec, seed=bot_seed(game.seed, seat, spec)), analyze))
         final = play_game(seats, seed=game.seed, on_action=on_action)
     except Exception as exc:
         raise GameFailed(f"game {game.index} (seed {game.seed}) failed: {type(exc).__name__}: {exc}") from None

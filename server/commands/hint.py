@@ -54,9 +54,9 @@ def add(sub: Any) -> None:
                           "players, moves) or a game record (JSON Lines, its first game); "
                           "sent to a server as the setup and moves")
     p.add_argument("--allow", default=None, metavar="M1,M2",
-                   help="analyse only these moves (notation or ids, comma-separated)")
+                   help="analyze only these moves (notation or ids, comma-separated)")
     p.add_argument("--avoid", default=None, metavar="M1,M2",
-                   help="analyse every legal move but these")
+                   help="analyze every legal move but these")
     add_demo_game(p, players_help="players of the demo game")
     p.add_argument("--local", action="store_true", help="search in this process, no server")
     p.add_argument("--perspective", type=int, default=None, metavar="SEAT",

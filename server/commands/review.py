@@ -1,4 +1,4 @@
-"""``gallerist review ANALYSIS.jsonl --html OUT``: the review page of an analysed game
+"""``gallerist review ANALYSIS.jsonl --html OUT``: the review page of an analyzed game
 (`ai.review.page`)."""
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ __all__ = ["add", "run"]
 def add(sub: Any) -> None:
     """Add ``review`` to the subcommands."""
     p = add_command(
-        sub, "review", run, help="write the review page of an analysed game",
+        sub, "review", run, help="write the review page of an analyzed game",
         description="Write a self-contained HTML page (no server, no network) of a game "
-                    "analysed by `gallerist analyze`: the board at every decision, the "
+                    "analyzed by `gallerist analyze`: the board at every decision, the "
                     "labelled moves, a chart of the win probabilities, the best moves.")
     p.add_argument("analysis", help="the JSON Lines written by `gallerist analyze`")
     p.add_argument("--html", default="review.html", help="the page to write (default review.html)")

@@ -41,7 +41,7 @@ def random_decision_states(num_players: int, count: int, seed: int) -> list[Game
 @pytest.mark.parametrize("num_players", [1, 2, 3, 4])
 @pytest.mark.parametrize("spec", SMALL_SPECS)
 def test_bots_only_return_legal_actions(spec: str, num_players: int) -> None:
-    """Every bot's choice and every analysed move is legal, for all player counts (1: the
+    """Every bot's choice and every analyzed move is legal, for all player counts (1: the
     solo game against Lacerda)."""
     bot = ai.make_bot(spec, seed=3)
     for s in random_decision_states(num_players, 6, seed=num_players):

@@ -13,8 +13,8 @@ from gallerist.ai.bots.base import Analysis, Budget, MoveInfo
 from gallerist.ai.review.analysis import (
     PLAYED_SHARE,
     THRESHOLDS,
-    analyse_game,
-    analyse_position,
+    analyze_game,
+    analyze_position,
     header_line,
     label_for,
     position_line,
@@ -58,11 +58,11 @@ def test_planted_mistake_is_a_mistake_or_blunder_at_the_default_budget(seed: int
     state = game.state_at(PLANTED_PLY)
     budget = Budget(time_ms=DEFAULT_TIME_MS)
     bot = ai.make_bot("mcts", seed=seed)
-    bad = analyse_position(state, game.actions[PLANTED_PLY], _search(bot, state), budget,
+    bad = analyze_position(state, game.actions[PLANTED_PLY], _search(bot, state), budget,
                            ply=PLANTED_PLY)
     assert bad.played.notation == "action:A" and bad.best.notation == "action:B"
     assert bad.label in ("mistake", "blunder"), bad.loss
-    good = analyse_position(state, string_to_action("action:B"),
+    good = analyze_position(state, string_to_action("action:B"),
                             _search(ai.make_bot("mcts", seed=seed), state), budget)
     assert good.label is None and good.loss == 0.0
 
@@ -81,7 +81,7 @@ def test_played_move_barely_visited_gets_its_own_search() -> None:
 
     main = ai.make_bot("mcts", seed=1).analyze(state, {"iterations": 400})
     least = min(main.moves, key=lambda m: m.visits)
-    review = analyse_position(state, least.action, search, Budget(iterations=400))
+    review = analyze_position(state, least.action, search, Budget(iterations=400))
     assert review.searches == 2
     assert calls[1] == (Budget(iterations=int(400 * PLAYED_SHARE)), [least.action])
     assert review.played.action == least.action and review.played.visits == 100
@@ -94,7 +94,7 @@ def test_best_move_played_costs_nothing_and_one_search() -> None:
     game = read_game(str(PLANTED))
     state = game.state_at(PLANTED_PLY)
     best = ai.make_bot("expectimax:depth=1", seed=0).analyze(state).best.action
-    review = analyse_position(state, best, _search(ai.make_bot("expectimax:depth=1"), state),
+    review = analyze_position(state, best, _search(ai.make_bot("expectimax:depth=1"), state),
                               Budget())
     assert (review.loss, review.label, review.searches) == (0.0, None, 1)
 
@@ -106,7 +106,7 @@ def test_solo_loss_is_in_money() -> None:
     bot = ai.make_bot("expectimax:depth=1")
     a = bot.analyze(s)
     worst = a.moves[-1]
-    review = analyse_position(s, worst.action, _search(ai.make_bot("expectimax:depth=1"), s),
+    review = analyze_position(s, worst.action, _search(ai.make_bot("expectimax:depth=1"), s),
                               Budget())
     assert review.best.win_probability is None
     assert review.loss == pytest.approx(a.best.expected_money[0] - worst.expected_money[0])
@@ -115,11 +115,11 @@ def test_solo_loss_is_in_money() -> None:
 
 
 def test_analysis_lines_follow_the_format() -> None:
-    """header / position / summary lines carry the fields of the analysed-game format,
+    """header / position / summary lines carry the fields of the analyzed-game format,
     the state in protobuf's JSON mapping (it reads back), root numbers summing to 1."""
     game = read_game(str(PLANTED))
     state = game.state_at(PLANTED_PLY)
-    review = analyse_position(state, game.actions[PLANTED_PLY],
+    review = analyze_position(state, game.actions[PLANTED_PLY],
                               _search(ai.make_bot("mcts", seed=1), state), Budget(iterations=300),
                               ply=PLANTED_PLY)
     line = position_line(review, max_moves=1)
@@ -143,7 +143,7 @@ def test_analysis_lines_follow_the_format() -> None:
                                      "counts": {"inaccuracy": 0, "mistake": 0, "blunder": 0}}
 
 
-def test_analyse_game_in_parallel_matches_one_worker() -> None:
+def test_analyze_game_in_parallel_matches_one_worker() -> None:
     """Positions get their own seeded bots: two workers give the same lines as one (in
     another order), one per decision of the chosen seats."""
     rng_state = engine.new_game(num_players=2, seed=5)
@@ -157,8 +157,8 @@ def test_analyse_game_in_parallel_matches_one_worker() -> None:
         rng_state.apply(a)
         moves.append(a)
     game = game_from_moves(5, 2, moves)
-    one = list(analyse_game(game, "mcts", Budget(iterations=60), seats=[1], workers=1, seed=4))
-    two = list(analyse_game(game, "mcts", Budget(iterations=60), seats=[1], workers=2, seed=4))
+    one = list(analyze_game(game, "mcts", Budget(iterations=60), seats=[1], workers=1, seed=4))
+    two = list(analyze_game(game, "mcts", Budget(iterations=60), seats=[1], workers=2, seed=4))
     assert sorted(one, key=lambda x: x["ply"]) == sorted(two, key=lambda x: x["ply"])
     assert [x["ply"] for x in one] == [ply for ply, seat in game.decisions([1])]
     assert all(x["player"] == 1 for x in one)

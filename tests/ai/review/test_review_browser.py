@@ -125,9 +125,9 @@ def test_board_svg_renders_in_the_browser(browser: Any, tmp_path: Path, players:
 
 @pytest.mark.parametrize("players", [1, 3])
 def test_page_of_a_real_analysis_from_the_command_line(browser: Any, tmp_path: Path, players: int) -> None:
-    """A game played with `play --record`, analysed by `gallerist analyze --html` (greedy,
+    """A game played with `play --record`, analyzed by `gallerist analyze --html` (greedy,
     to be quick): the page it writes loads without errors and steps through every
-    analysed decision of the seat."""
+    analyzed decision of the seat."""
     import json
     import subprocess
     import sys

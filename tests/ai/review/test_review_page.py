@@ -1,4 +1,4 @@
-"""The review page's reading of an analysed game (errors name the line and the field) and
+"""The review page's reading of an analyzed game (errors name the line and the field) and
 what the page holds (every position's board, rebuilt exactly from the shared pieces; the
 best move drawn only where a move was labelled), without a browser."""
 from __future__ import annotations
@@ -80,7 +80,7 @@ def test_not_an_analysis(tmp_path: Path) -> None:
     another version) is refused, saying what it should be."""
     path = tmp_path / "x.jsonl"
     path.write_text('{"game": 0, "seed": 1}\n')
-    with pytest.raises(ReviewError, match="not an analysed game"):
+    with pytest.raises(ReviewError, match="not an analyzed game"):
         read_analysis(path)
     path.write_text("")
     with pytest.raises(ReviewError, match="empty file"):
