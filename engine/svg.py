@@ -381,7 +381,15 @@ def _player(c: _Canvas, state: GameState, r: dict[str, Any], p: int, x: float, y
     if len(line) > 80:
         c.text(tx, ty + 12, line[80:160], size=9)
     c.close()
-    y += 31
+    _player_cards(c, pl, p, x, y + 31, viewer)
+    c.close()
+
+
+def _player_cards(c: _Canvas, pl: dict[str, Any], p: int, x: float, y: float,
+                  viewer: int | None) -> None:
+    """A player's three contract slots, then the Curator and Art Dealer cards (shown to
+    `viewer` only when it is that player)."""
+    col = PLAYER_COLOURS[p]
     for k in range(3):
         cx = x + 4 + k * 127
         c.open(f"player-{p}-contract-{k}", "player-contract", (cx, y, 124, 30))
@@ -406,7 +414,6 @@ def _player(c: _Canvas, state: GameState, r: dict[str, Any], p: int, x: float, y
         c.rect(cx, y, 186, 16, fill="#efe" if shown else "#e6e6e6", stroke="#bbb")
         c.text(cx + 4, y + 12, f"{label}: " + (f"#{card + 1}" if shown else "hidden"), size=9)
         c.close()
-    c.close()
 
 
 # ------------------------------------------------------------------------------ hint
