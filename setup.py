@@ -20,7 +20,9 @@ from setuptools import Extension, setup
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT_PACKAGE = "gallerist"
 #: the folders that hold compiled modules, as (folder, package)
-COMPILED = (("engine", "gallerist.engine"), ("ai", "gallerist.ai"))
+COMPILED = (("engine", "gallerist.engine"), ("ai/search", "gallerist.ai.search"))
+#: the top folders linked into the include tree, as (folder, package)
+LINKED = (("engine", "gallerist.engine"), ("ai", "gallerist.ai"))
 INCLUDE_TREE = os.path.join(HERE, "build", "cython")
 
 
@@ -29,7 +31,7 @@ def _include_tree() -> str:
     root = os.path.join(INCLUDE_TREE, ROOT_PACKAGE)
     os.makedirs(root, exist_ok=True)
     open(os.path.join(root, "__init__.pxd"), "a").close()
-    for folder, package in COMPILED:
+    for folder, package in LINKED:
         link = os.path.join(root, package.rsplit(".", 1)[1])
         if os.path.islink(link) and os.readlink(link) == os.path.join(HERE, folder):
             continue

@@ -1,9 +1,22 @@
-"""Search bots for The Gallerist: MCTS, expectimax and baselines (re-exports only)."""
-from gallerist.ai.baselines import GreedyBot, RandomBot
-from gallerist.ai.bot import Analysis, BaseBot, Bot, Budget, MoveInfo
-from gallerist.ai.expectimax import ExpectimaxBot
-from gallerist.ai.mcts import MctsBot
-from gallerist.ai.spec import BOTS, bot_options, make_bot, parse_spec
+"""Bots for The Gallerist and what is built around them, one subpackage per concept:
+
+- `search`: the compiled searches and evaluators (MCTS, expectimax, greedy, rollouts,
+  the network's forward pass)
+- `bots`: the `Bot` protocol, the bots and the spec parser (`make_bot("mcts:...")`)
+- `calibration`: from search statistics to the numbers a hint reports
+- `learn`: the model file and its training
+- `selfplay`: self-play records and their playout labels
+- `arena`: tournaments, game records and ratings
+- `review`: game analysis and its review page
+- `interop`: OpenSpiel
+
+`hint_client` is the one client of the hint service. The names below are the bots'.
+"""
+from gallerist.ai.bots.baselines import GreedyBot, RandomBot
+from gallerist.ai.bots.base import Analysis, BaseBot, Bot, Budget, MoveInfo
+from gallerist.ai.bots.expectimax import ExpectimaxBot
+from gallerist.ai.bots.mcts import MctsBot
+from gallerist.ai.bots.spec import BOTS, bot_options, make_bot, parse_spec
 
 __all__ = ["Analysis", "BOTS", "BaseBot", "Bot", "Budget", "ExpectimaxBot", "GreedyBot",
            "MctsBot", "MoveInfo", "RandomBot", "bot_options", "make_bot", "parse_spec"]

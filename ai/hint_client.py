@@ -1,5 +1,5 @@
 """The one client of the GalleristAI hint service: a channel and stub with the token and
-TLS settings (`HintClient`), and `hint_request`. The remote bot (`ai.remote`), the
+TLS settings (`HintClient`), and `hint_request`. The remote bot (`ai.bots.remote`), the
 command line, the benchmarks and the tests all talk to a service through it; it lives
 below `server` so that the bots may use it (`server.client` re-exports it).
 
@@ -98,7 +98,7 @@ class HintClient:
                                        metadata=self.metadata)
 
     def analyze_game(self, request: Any, timeout: float | None = None) -> Iterator[Any]:
-        """AnalyzeGame: the analysed positions as they come."""
+        """AnalyzeGame: the analyzed positions as they come."""
         return self.stub.AnalyzeGame(request, timeout=timeout,  # type: ignore[no-any-return]
                                      metadata=self.metadata)
 

@@ -3,7 +3,7 @@
 is <= 20 s for a game of about 150 decisions at 200 ms per position on 2 cores.
 
 The game is a recorded one (default: tests/data/analyze_game.jsonl, greedy vs MCTS, 171
-decisions), analysed exactly as the command does it (`ai.review.analyse_game`): each
+decisions), analyzed exactly as the command does it (`ai.review.analysis.analyze_game`): each
 position gets a fresh bot, and a played move that the search barely visited gets a
 second search on a quarter of the budget.
 
@@ -18,9 +18,9 @@ import os
 import time
 from pathlib import Path
 
-from gallerist.ai.bot import Budget
-from gallerist.ai.review import analyse_game
-from gallerist.ai.review_games import read_game
+from gallerist.ai.bots.base import Budget
+from gallerist.ai.review.analysis import analyze_game
+from gallerist.ai.review.games import read_game
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'workers':>7} {'seconds':>8} {'pos/s':>7} {'2nd searches':>13} {'ideal s':>8}")
     for workers in (int(w) for w in args.workers.split(",")):
         t0 = time.perf_counter()
-        lines = list(analyse_game(game, args.bot, Budget(time_ms=args.time_ms), workers=workers))
+        lines = list(analyze_game(game, args.bot, Budget(time_ms=args.time_ms), workers=workers))
         seconds = time.perf_counter() - t0
         second = sum(1 for x in lines if x["searches"] == 2)
         ideal = (decisions + 0.25 * second) * args.time_ms / 1000.0 / workers

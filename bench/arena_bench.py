@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from gallerist.ai.arena import run_tournament
+from gallerist.ai.arena.tournament import run_tournament
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,14 +3,14 @@
 A labelled set of positions comes from MCTS self-play games of every player count (solo
 to 4 players): positions sampled from every stage of each game, labelled by how that game
 really ended (every seat's final money, and who won: a shared first place counts 1/k).
-Every bot and budget analyses every position; the numbers it reports for the position
+Every bot and budget analyzes every position; the numbers it reports for the position
 (`Analysis.root`: win probability and expected final money of every seat) are scored
 against the labels: Brier score, log loss and expected calibration error (ECE, 10 bins)
 of the mover's win probability, mean absolute error of the expected money, each with a
 95% bootstrap interval that resamples whole games; a reliability diagram per bot; and
 how often two bots agree within 0.1 on the same position.
 
-The calibration maps the bots ship with (gallerist/ai/calibration.json) are fitted here,
+The calibration maps the bots ship with (gallerist/ai/calibration/calibration.json) are fitted here,
 on the games of the training half (the default bot's rows aside: it is scored through the
 "mcts" maps, `SCORED_ONLY`); every figure is reported on the held-out half.
 
@@ -21,7 +21,7 @@ Steps (each reads the previous one's file in --data; `all` runs them in order):
                                          -> moves.jsonl.gz
     fit        calibration maps on the training half, and the move scale
                -> calibration.json (--install: also copies it into the package,
-               ai/calibration.json)
+               ai/calibration/calibration.json)
     report     figures on the held-out half -> report.json, reliability-*.png
 
 Usage:
@@ -47,14 +47,14 @@ import numpy as np
 from tqdm import tqdm
 
 from gallerist import engine
-from gallerist.ai.arena import GameRecord, replay, run_local, schedule
-from gallerist.ai.bot import Budget
-from gallerist.ai.calibration import MAX_STAGE, PACKAGED, PLAYER_COUNTS, Calibration
-from gallerist.ai.calibration_fit import Sample, fit, fit_move_scales
-from gallerist.ai.forecast_metrics import (
+from gallerist.ai.arena.tournament import GameRecord, replay, run_local, schedule
+from gallerist.ai.bots.base import Budget
+from gallerist.ai.calibration.maps import MAX_STAGE, PACKAGED, PLAYER_COUNTS, Calibration
+from gallerist.ai.calibration.fit import Sample, fit, fit_move_scales
+from gallerist.ai.calibration.metrics import (
     agreement, bootstrap_by_group, brier, ece, ece_floor, log_loss, mae, reliability,
 )
-from gallerist.ai.spec import DEFAULT_BOT, make_bot
+from gallerist.ai.bots.spec import DEFAULT_BOT, make_bot
 
 #: The self-play bot whose games label the positions.
 SELFPLAY_BOT = "mcts:iterations=150"
@@ -207,10 +207,10 @@ def setup(spec: str, budget: Budget, players: int) -> str:
 @functools.lru_cache(maxsize=8)
 def _default_model_digest(players: int) -> str:
     """The first 16 hex digits of the sha256 of the model file whose prior the default
-    bot takes at `players` (ai.model_file.auto_prior_files), else of the default model
+    bot takes at `players` (ai.learn.model_file.auto_prior_files), else of the default model
     file; "none" without one."""
-    from gallerist.ai.model_file import auto_prior_files, default_model_present, model_path
-    from gallerist.ai.records_format import sha256_file
+    from gallerist.ai.learn.model_file import auto_prior_files, default_model_present, model_path
+    from gallerist.ai.selfplay.records import sha256_file
 
     if not default_model_present():
         return "none"

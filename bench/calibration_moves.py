@@ -5,10 +5,10 @@ Expectimax, greedy and random report win probabilities from the position's root
 playouts, the same for every move; what tells their moves apart is the heuristic's money
 after each. The scale that turns a money difference into a difference of win probability
 is fitted against MCTS on the same positions: for training-half 2-player positions, MCTS
-(200 ms) and each heuristic bot analyse every move; for each move MCTS visited well
-(ai.calibration_fit.MIN_VISITS) and the heuristic bot's first move, the difference of
+(200 ms) and each heuristic bot analyze every move; for each move MCTS visited well
+(ai.calibration.fit.MIN_VISITS) and the heuristic bot's first move, the difference of
 MCTS's calibrated logits is regressed through the origin on the difference of the
-mover's money margin (ai.calibration_fit.fit_move_scales, in the `fit` step).
+mover's money margin (ai.calibration.fit.fit_move_scales, in the `fit` step).
 
     moves.jsonl.gz   per position and bot: every move's raw money (and MCTS's visits and
                      win shares)
@@ -21,12 +21,12 @@ from typing import Any
 
 from tqdm import tqdm
 
-from gallerist.ai.bot import Budget
-from gallerist.ai.spec import make_bot
+from gallerist.ai.bots.base import Budget
+from gallerist.ai.bots.spec import make_bot
 
-#: Training-half 2-player positions analysed (full run, --quick).
+#: Training-half 2-player positions analyzed (full run, --quick).
 POSITIONS, QUICK_POSITIONS = 300, 12
-#: (label, kind, spec, budget) of the bots analysed move by move.
+#: (label, kind, spec, budget) of the bots analyzed move by move.
 BOTS = (("mcts", "mcts", "mcts:calibrated=false,reuse=false", Budget(time_ms=200)),
         ("expectimax", "expectimax", "expectimax:calibrated=false,playouts=0",
          Budget(time_ms=200, depth=64)),
@@ -48,7 +48,7 @@ def _init(bots: tuple, games: dict, seed: int) -> None:
     _worker["games"] = games
 
 
-def _analyse(pos: Any) -> dict[str, Any]:
+def _analyze(pos: Any) -> dict[str, Any]:
     state = pos.state(_worker["games"])
     out: dict[str, Any] = {"game": pos.game, "ply": pos.ply, "mover": pos.mover,
                            "turn": state.turn_number, "bots": {}}
@@ -73,6 +73,6 @@ def evaluate_moves(data: str, positions: list, games: dict, workers: int, quick:
     bots = QUICK_BOTS if quick else BOTS
     with multiprocessing.get_context("fork").Pool(max(1, workers), initializer=_init,
                                                   initargs=(bots, games, seed)) as pool:
-        rows = list(tqdm(pool.imap(_analyse, chosen), total=len(chosen), desc="moves",
+        rows = list(tqdm(pool.imap(_analyze, chosen), total=len(chosen), desc="moves",
                          unit="position", file=sys.stderr))   # leaving terminates the workers
     write_jsonl(os.path.join(data, "moves.jsonl.gz"), rows)

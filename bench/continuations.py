@@ -24,10 +24,10 @@ from calibration import (
     write_jsonl, scored,
 )
 from gallerist import engine
-from gallerist.ai.arena import bot_seed
-from gallerist.ai.calibration import Calibration
-from gallerist.ai.forecast_metrics import bootstrap_by_group, brier
-from gallerist.ai.spec import make_bot
+from gallerist.ai.arena.tournament import bot_seed
+from gallerist.ai.calibration.maps import Calibration
+from gallerist.ai.calibration.metrics import bootstrap_by_group, brier
+from gallerist.ai.bots.spec import make_bot
 
 _games: dict = {}
 

@@ -3,12 +3,12 @@ trains generation k+1, which is then rated in the arena against generation k and
 against generation 0.
 
 - Generation 0 is today's default MCTS with an iteration budget (`mcts:iterations=N`).
-- Generation k+1: `ai.train.train` on the self-play records of generation k's bot
-  (`gallerist selfplay`'s library, `ai.selfplay.run_selfplay`), giving `gen_{k+1}.npz`;
+- Generation k+1: `ai.learn.train.train` on the self-play records of generation k's bot
+  (`gallerist selfplay`'s library, `ai.selfplay.run.run_selfplay`), giving `gen_{k+1}.npz`;
   its bot is `mcts:eval=model,prior=model,calibrated=false,model=gen_{k+1}.npz,iterations=N` (same budget).
-- Rated in seat-paired arena games (`ai.arena.run_tournament`: every seating on every
+- Rated in seat-paired arena games (`ai.arena.tournament.run_tournament`: every seating on every
   setup seed) against generation k and generation 0: Bradley-Terry ratings on the
-  finishing order with 95% profile-likelihood intervals (`ai.ratings`). With two bots a
+  finishing order with 95% profile-likelihood intervals (`ai.arena.ratings`). With two bots a
   rating pool has ratings +d/2 and -d/2, so the difference d and its interval are
   reported ("elo_vs_previous", "elo_vs_gen0"; > 0: the new generation is stronger).
   All arena games together also give one pool rating per generation ("pool").
@@ -39,19 +39,19 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from gallerist.ai.arena import read_records, resume_tournament, run_tournament
-from gallerist.ai.ratings import ratings
-from gallerist.ai.selfplay import run_selfplay
+from gallerist.ai.arena.tournament import read_records, resume_tournament, run_tournament
+from gallerist.ai.arena.ratings import ratings
+from gallerist.ai.selfplay.run import run_selfplay
 
 Trainer = Callable[..., dict]
 ModelSpec = Callable[[str, int], str]
 
 
-#: How `default_trainer` runs `ai.train.train` in a fresh interpreter: argv is the data
+#: How `default_trainer` runs `ai.learn.train.train` in a fresh interpreter: argv is the data
 #: directories (JSON), the model path, the options (JSON) and where to write the card.
 _TRAIN_SCRIPT = """
 import json, sys
-from gallerist.ai.train import train
+from gallerist.ai.learn.train import train
 card = train(json.loads(sys.argv[1]), sys.argv[2], **json.loads(sys.argv[3]))
 with open(sys.argv[4], "w", encoding="utf-8") as fh:
     json.dump(card, fh, default=str)
@@ -59,7 +59,7 @@ with open(sys.argv[4], "w", encoding="utf-8") as fh:
 
 
 def default_trainer(data_dirs: list[str], out: str, **options: Any) -> dict:
-    """h-train's `ai.train.train(data_dirs, out, **options) -> card`, run in a child
+    """h-train's `ai.learn.train.train(data_dirs, out, **options) -> card`, run in a child
     interpreter: JAX starts threads, and this process goes on to fork the workers of the
     next self-play and arena (fork and threads do not mix)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -137,7 +137,7 @@ def run_generations(*, generations: int, games: int, arena_games: int, iteration
         else:
             log(f"generation {k + 1}: training on {data} -> {model}")
             card = trainer([str(data)], str(model), **(train_options or {}))
-            if not card_path.exists():   # ai.train.train writes it itself
+            if not card_path.exists():   # ai.learn.train.train writes it itself
                 card_path.write_text(json.dumps(card, indent=1, default=str))
         spec = model_spec(str(model), iterations)
         specs.append(spec)
@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--backend", choices=("local", "ray"), default="local")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--train", type=_train_option, action="append", default=[], metavar="KEY=VALUE",
-                    help="an option of ai.train.train (e.g. --train epochs=20 --train hidden=64,64)")
+                    help="an option of ai.learn.train.train (e.g. --train epochs=20 --train hidden=64,64)")
     ap.add_argument("--out", default="bench/data/generations", help="results (JSON, PNG)")
     ap.add_argument("--work", default="generations-work", help="records, models, arena games")
     ap.add_argument("--quick", action="store_true",

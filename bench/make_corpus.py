@@ -6,7 +6,7 @@ Usage:
 
 For each player count it plays `--games` whole games between bots (seats alternate
 ``mcts:iterations=200`` and ``greedy``, seeded, so the corpus is reproducible) through
-`ai.play.play_game`, records every decision point with its ``on_action`` callback, and keeps
+`ai.arena.play.play_game`, records every decision point with its ``on_action`` callback, and keeps
 `--per-game` of them evenly spread over the game's decisions, from the first turn to the
 last, so every stage of the game is represented. Chance events and the end are never kept:
 each state is a valid `SuggestMoves` position.
@@ -62,8 +62,8 @@ def record_game(players: int, seed: int, per_game: int) -> list[dict[str, Any]]:
     Returns:
         Corpus rows (see the module docstring), in game order.
     """
-    from gallerist.ai.play import play_game
-    from gallerist.ai.spec import make_bot
+    from gallerist.ai.arena.play import play_game
+    from gallerist.ai.bots.spec import make_bot
 
     bots = [make_bot(SEAT_BOTS[i % len(SEAT_BOTS)], seed=seed * 10 + i) for i in range(players)]
     seen: list[tuple[str, str, int]] = []   # (state JSON, decision kind, seat to move)

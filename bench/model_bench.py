@@ -28,7 +28,7 @@ import threading
 import time
 
 from gallerist import ai
-from gallerist.ai.model_file import load_evaluator, random_arrays, save_model
+from gallerist.ai.learn.model_file import load_evaluator, random_arrays, save_model
 from figures import write_json
 from positions import sample_states
 

@@ -16,8 +16,8 @@ Needs the optional extra (``pip install -e ".[openspiel]"``).
    iterations per second of our ``MctsBot.analyze`` (its ``elapsed_ms``: preparing the
    tree, searching, root statistics), of OpenSpiel's C++ ``MCTSBot.mcts_search`` and of
    its Python ``MCTSBot.mcts_search`` (the call alone) on the game registered in
-   ``ai.openspiel_game``, and the ratios.
-2. Strength at equal wall time: seat-rotated arena games (``ai.arena.run_tournament``,
+   ``ai.interop.openspiel_game``, and the ratios.
+2. Strength at equal wall time: seat-rotated arena games (``ai.arena.tournament.run_tournament``,
    paired seatings on the same setup seeds) between ``mcts:time_ms=T`` and
    ``openspiel-mcts:time_ms=T`` (OpenSpiel's C++ search with ``max_wall_clock_time``),
    each at its defaults otherwise. Reported: win rates with game counts and 95% Wilson
@@ -33,10 +33,10 @@ import platform
 from typing import Any, Callable
 
 from gallerist import engine
-from gallerist.ai.arena import format_report, run_tournament
-from gallerist.ai.bot import Budget
-from gallerist.ai.mcts import MctsBot
-from gallerist.ai.openspiel_bots import OpenSpielMctsBot
+from gallerist.ai.arena.tournament import format_report, run_tournament
+from gallerist.ai.bots.base import Budget
+from gallerist.ai.bots.mcts import MctsBot
+from gallerist.ai.interop.openspiel_bots import OpenSpielMctsBot
 from figures import write_json
 from positions import sample_states
 

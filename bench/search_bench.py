@@ -16,7 +16,7 @@ import time
 
 from gallerist import engine
 from gallerist import ai
-from gallerist.ai.play import play_game
+from gallerist.ai.arena.play import play_game
 from figures import write_json
 from positions import sample_states
 

@@ -22,7 +22,7 @@ import platform
 import tempfile
 import time
 
-from gallerist.ai.selfplay import run_selfplay
+from gallerist.ai.selfplay.run import run_selfplay
 
 
 def measure(spec: str, players: int, games: int, workers: int, backend: str, seed: int) -> dict:

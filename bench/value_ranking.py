@@ -19,11 +19,11 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from gallerist.ai import selfplay  # noqa: E402
-from gallerist.ai._rollout import playout_shares  # noqa: E402
-from gallerist.ai.model_file import load_model  # noqa: E402
-from gallerist.ai.review_games import replay_selfplay  # noqa: E402
-from gallerist.ai.train_data import load_records, split_by_game  # noqa: E402
+from gallerist.ai.selfplay import run as selfplay  # noqa: E402
+from gallerist.ai.search._rollout import playout_shares  # noqa: E402
+from gallerist.ai.learn.model_file import load_model  # noqa: E402
+from gallerist.ai.review.games import replay_selfplay  # noqa: E402
+from gallerist.ai.learn.data import load_records, split_by_game  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

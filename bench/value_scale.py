@@ -4,7 +4,7 @@ each scored on the held-out positions.
 
 For each size N (`--sizes`) the first N of the remaining games (shuffled by `--seed`) are
 split again by game (`--val-fraction`, for early stopping only) and a network is trained
-with `ai.train.fit` (the options of `gallerist train`: `--hidden`, `--value-target`,
+with `ai.learn.train.fit` (the options of `gallerist train`: `--hidden`, `--value-target`,
 `--search-weight`, ...). Scored on the held-out 2-player positions, the own seat's win
 probability against the real outcome: Brier score with a 95% bootstrap interval over
 games, next to the constant 0.5 and the records' search estimate (``root_win``) on the
@@ -24,10 +24,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from gallerist.ai import forecast_metrics as fm  # noqa: E402
-from gallerist.ai.linear_value import fit_ridge  # noqa: E402
-from gallerist.ai.train_data import load_records, split_by_game  # noqa: E402
-from gallerist.ai.train_options import check_options  # noqa: E402
+from gallerist.ai.calibration import metrics as fm  # noqa: E402
+from gallerist.ai.learn.linear_value import fit_ridge  # noqa: E402
+from gallerist.ai.learn.data import load_records, split_by_game  # noqa: E402
+from gallerist.ai.learn.options import check_options  # noqa: E402
 
 
 def own_seat(data) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     if not sizes or sizes[0] < 2:
         ap.error("--sizes needs sizes of at least 2 games")
 
-    from gallerist.ai.train import fit, predict, value_targets
+    from gallerist.ai.learn.train import fit, predict, value_targets
 
     data = load_records(args.data)
     games = np.unique(data.arrays["group"])

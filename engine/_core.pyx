@@ -6,7 +6,7 @@ tasks (see TaskKind in _core.pxd): the top task is the current decision point, a
 event, or an automatic step that runs at once. A decision or chance with exactly one
 option is resolved automatically, so callers only ever see real choices.
 
-Nothing here allocates or touches Python objects; the callers (state.pyx, ai/_mcts.pyx)
+Nothing here allocates or touches Python objects; the callers (state.pyx, ai/search/_mcts.pyx)
 only pass actions that were listed by state_legal_actions / state_chance_outcomes.
 
 The functions live in the engine/_rules_*.pxi files included below, one per area; they

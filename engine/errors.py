@@ -1,9 +1,10 @@
-"""Errors raised by the engine's Python API."""
+"""The root of every error the project raises on purpose, and the engine's errors."""
 from __future__ import annotations
 
 
 class GalleristError(Exception):
-    """Base class of every error the engine raises on purpose."""
+    """Base class of every error the project raises on purpose (engine, bots, service,
+    command line); each keeps its `ValueError`, `OSError` or `RuntimeError` base too."""
 
 
 class IllegalActionError(GalleristError, ValueError):

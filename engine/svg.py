@@ -18,7 +18,7 @@ Hidden cards (R-SETUP: each player's Curator and Art Dealer) are drawn only for 
 is not in the SVG at all.
 
 `hint` (an action id, its notation, a `MoveInfo` of a bot's analysis, or a dict with the
-same fields, as a move of an analysed game) is drawn as an
+same fields, as a move of an analyzed game) is drawn as an
 arrow from the mover's panel to the element the move acts on, the destination outlined
 (class ``hint-target``), with the move's notation and, when given, its win probability
 (or, solo, the expected money).
@@ -381,7 +381,15 @@ def _player(c: _Canvas, state: GameState, r: dict[str, Any], p: int, x: float, y
     if len(line) > 80:
         c.text(tx, ty + 12, line[80:160], size=9)
     c.close()
-    y += 31
+    _player_cards(c, pl, p, x, y + 31, viewer)
+    c.close()
+
+
+def _player_cards(c: _Canvas, pl: dict[str, Any], p: int, x: float, y: float,
+                  viewer: int | None) -> None:
+    """A player's three contract slots, then the Curator and Art Dealer cards (shown to
+    `viewer` only when it is that player)."""
+    col = PLAYER_COLOURS[p]
     for k in range(3):
         cx = x + 4 + k * 127
         c.open(f"player-{p}-contract-{k}", "player-contract", (cx, y, 124, 30))
@@ -406,13 +414,12 @@ def _player(c: _Canvas, state: GameState, r: dict[str, Any], p: int, x: float, y
         c.rect(cx, y, 186, 16, fill="#efe" if shown else "#e6e6e6", stroke="#bbb")
         c.text(cx + 4, y + 12, f"{label}: " + (f"#{card + 1}" if shown else "hidden"), size=9)
         c.close()
-    c.close()
 
 
 # ------------------------------------------------------------------------------ hint
 
 class _Fields:
-    """A dict's keys as attributes (a move of an analysed game read as a MoveInfo)."""
+    """A dict's keys as attributes (a move of an analyzed game read as a MoveInfo)."""
 
     def __init__(self, data: dict[str, Any]) -> None:
         self.__dict__.update(data)
@@ -427,7 +434,7 @@ def _hint_action(hint: Any) -> tuple[int, float | None, list[float]]:
         return hint, None, []
     if isinstance(hint, str):
         return string_to_action(hint), None, []
-    if isinstance(hint, dict):   # a move of an analysed game: action, win_probability, expected_money
+    if isinstance(hint, dict):   # a move of an analyzed game: action, win_probability, expected_money
         hint = _Fields(hint)
     action = getattr(hint, "action", None)
     if isinstance(action, int) and not isinstance(action, bool):

@@ -21,6 +21,7 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from gallerist.engine.errors import GalleristError
 from gallerist.server.auth import TokenInterceptor
 from gallerist.server.limits import Limits
 from gallerist.server.reflection import enable_reflection
@@ -111,7 +112,7 @@ class GalleristServer:
         return bool(self.server.wait_for_termination(timeout))
 
 
-class PortInUseError(RuntimeError):
+class PortInUseError(GalleristError, RuntimeError):
     """Another program holds the port on one of the addresses the host name stands for."""
 
 

@@ -13,8 +13,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from gallerist.ai.calibration import CalibrationError
-from gallerist.ai.model_file import ModelFileError
+from gallerist.ai.calibration.maps import CalibrationError
+from gallerist.ai.learn.model_file import ModelFileError
 from gallerist.ai.signals import stop_on_signals
 from gallerist.server.commands.model_option import model_option
 from gallerist.server.demo_state import DemoPositionError

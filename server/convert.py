@@ -8,13 +8,13 @@ import re
 from typing import Any
 
 from gallerist import engine
-from gallerist.ai.bot import Budget, MoveInfo
+from gallerist.ai.bots.base import Budget, MoveInfo
 from gallerist.engine.actions import NOTATION, action_to_string, describe_decision, string_to_action
 from gallerist.v1 import hints_pb2
-from gallerist.ai.review_games import GameInput, GameInputError, game_from_moves, game_from_record
+from gallerist.ai.review.games import GameInput, GameInputError, game_from_moves, game_from_record
 from gallerist.server.limits import (MAX_GAME_ACTIONS, MAX_RECORD_CHARS, RequestError,
                                      check_move_list, check_seed)
-from gallerist.ai.review import PositionReview
+from gallerist.ai.review.analysis import PositionReview
 from gallerist.server.search import Report
 from gallerist.server.state_cache import StateCache
 

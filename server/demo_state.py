@@ -7,15 +7,16 @@ False
 from __future__ import annotations
 
 from gallerist import engine
-from gallerist.ai.baselines import GreedyBot
+from gallerist.ai.bots.baselines import GreedyBot
 from gallerist.engine.actions import decision_kind
+from gallerist.engine.errors import GalleristError
 
 __all__ = ["DemoPositionError", "demo_state"]
 
 _SEEDS_TRIED = 50   # seeds after the given one that an error looks through for one to name
 
 
-class DemoPositionError(ValueError):
+class DemoPositionError(GalleristError, ValueError):
     """A seed's game offers no demo position; the message names a seed that does."""
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from gallerist import engine
-from gallerist.ai.bot import Bot, MoveRestrictionError, restrict_moves
+from gallerist.ai.bots.base import Bot, MoveRestrictionError, restrict_moves
 from gallerist.v1 import state_pb2
 from gallerist.server.limits import Limits, RequestError, build_bot, check_budget
 from gallerist.server.search import Search, resolve_budget

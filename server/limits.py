@@ -12,10 +12,11 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from gallerist.ai.calibration import CalibrationError
-from gallerist.ai.model_file import ModelFileError
-from gallerist.ai.bot import Bot, Budget
-from gallerist.ai.spec import DEFAULT_BOT, make_bot, parse_spec
+from gallerist.ai.calibration.maps import CalibrationError
+from gallerist.ai.learn.model_file import ModelFileError
+from gallerist.ai.bots.base import Bot, Budget
+from gallerist.ai.bots.spec import DEFAULT_BOT, make_bot, parse_spec
+from gallerist.engine.errors import GalleristError
 
 __all__ = ["Limits", "RequestError", "build_bot", "check_budget", "check_interval",
            "check_move_list", "check_query_id", "check_seed", "check_spec"]
@@ -24,7 +25,7 @@ __all__ = ["Limits", "RequestError", "build_bot", "check_budget", "check_interva
 MAX_SEED = 2**63 - 1
 
 
-class RequestError(ValueError):
+class RequestError(GalleristError, ValueError):
     """A request field that the server cannot accept: the message starts with the field."""
 
     def __init__(self, field: str, problem: str) -> None:
@@ -47,7 +48,7 @@ class Limits:
             (32 bytes each).
         max_playouts: most root playouts (about 0.1 ms each) the numbers of
             expectimax, greedy and random may ask for (their `playouts` option).
-        default_bot: the bot spec used when a request names none (ai.spec.DEFAULT_BOT:
+        default_bot: the bot spec used when a request names none (ai.bots.spec.DEFAULT_BOT:
             MCTS with the packaged models as its prior where they were trained).
         default_interval_ms: AnalyzeStream's report interval when the request gives 0.
         min_interval_ms: the shortest report interval a request may ask for.

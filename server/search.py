@@ -1,6 +1,6 @@
 """Running one search for a hint: a bot, a position, a budget sized by limits and the
 client's deadline; stoppable from another thread; whole (`Search.run`) or as a stream of
-partial reports (`Search.reports`). Any bot of the `ai.bot.Bot` protocol will do: the
+partial reports (`Search.reports`). Any bot of the `ai.bots.base.Bot` protocol will do: the
 bot itself knows its default budget and how it reports while it searches.
 
 This module knows nothing of gRPC: the servicer, the command line (`gallerist hint
@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from gallerist import engine
-from gallerist.ai.bot import MIN_SEARCH_MS, Analysis, Bot, Budget
-from gallerist.ai.spec import model_used, resolved_spec
+from gallerist.ai.bots.base import MIN_SEARCH_MS, Analysis, Bot, Budget
+from gallerist.ai.bots.spec import model_used, resolved_spec
 from gallerist.server.limits import Limits
 
 __all__ = ["Report", "Search", "resolve_budget"]
@@ -35,8 +35,8 @@ class Report:
         elapsed_ms: wall time since the search started, in ms.
         legal_move_count: the position's legal moves, searched or not (a restricted
             search ranks fewer).
-        bot_spec: the bot as it searched (`ai.spec.resolved_spec`: every option).
-        model: the model files it read, "name@sha256 prefix" (`ai.spec.model_used`).
+        bot_spec: the bot as it searched (`ai.bots.spec.resolved_spec`: every option).
+        model: the model files it read, "name@sha256 prefix" (`ai.bots.spec.model_used`).
     """
 
     analysis: Analysis

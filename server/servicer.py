@@ -28,9 +28,9 @@ import grpc
 from gallerist import engine
 from gallerist.engine.actions import action_to_string, describe_decision
 from gallerist.v1 import hints_pb2
-from gallerist.ai.bot import Bot, Budget
-from gallerist.ai.model_file import ModelFileError
-from gallerist.ai.review import analyse_position, position_seed
+from gallerist.ai.bots.base import Bot, Budget
+from gallerist.ai.learn.model_file import ModelFileError
+from gallerist.ai.review.analysis import analyze_position, position_seed
 from gallerist.server import convert
 from gallerist.server.hint_requests import hint_search
 from gallerist.server.limits import (
@@ -47,6 +47,7 @@ from gallerist.server.limits import (
 from gallerist.server.search import Search
 from gallerist.server.slots import SearchSlots
 from gallerist.server.state_cache import StateCache
+from gallerist.engine.errors import GalleristError
 
 __all__ = ["GalleristServicer", "SERVICE_NAME", "Undecodable", "add_servicer"]
 
@@ -58,7 +59,7 @@ SERVICE_NAME: str = hints_pb2.DESCRIPTOR.services_by_name["GalleristAI"].full_na
 _NO_DEADLINE_S = 1e8
 
 
-class Overloaded(Exception):
+class Overloaded(GalleristError):
     """Every search slot is taken."""
 
 
@@ -268,7 +269,7 @@ class GalleristServicer:
     @_streaming
     def AnalyzeGame(self, request: Any, context: grpc.ServicerContext,
                     call: _Call) -> Iterator[Any]:
-        """Analyse every decision of a game, one AnalyzedPosition at a time (hints.proto)."""
+        """Analyze every decision of a game, one AnalyzedPosition at a time (hints.proto)."""
         need = self._check_search_request(request, call)
         if request.WhichOneof("source") == "record":
             game = convert.game_from_record_text(request.record)
@@ -333,7 +334,7 @@ class GalleristServicer:
                     reports.append(report)
                     return report.analysis
 
-                review = analyse_position(position, game.actions[ply], search, budget, ply=ply)
+                review = analyze_position(position, game.actions[ply], search, budget, ply=ply)
                 if stopped.is_set() or not context.is_active():
                     break
                 sent += 1

@@ -4,9 +4,10 @@ Each module has `add(sub)`, which adds its subcommand to the parser
 (`server.cli.build_parser`), and `run(args)`, which runs it and returns the exit status.
 `options` holds the option groups several commands share.
 """
+from gallerist.engine.errors import GalleristError
 
 
-class CliError(Exception):
+class CliError(GalleristError):
     """A user error, printed as "error: ..." with exit status `status`: 2 (the default)
     for bad usage or input, 1 for a failure."""
 

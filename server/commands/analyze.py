@@ -1,7 +1,7 @@
-"""``gallerist analyze``: a whole game reviewed by a bot (`ai.review`): for every decision
+"""``gallerist analyze``: a whole game reviewed by a bot (`ai.review.analysis`): for every decision
 of the chosen seats, the evaluation before the move, the move played and the best move,
 the loss and its label; written as JSON Lines, summarised per player. Positions run in
-parallel on worker processes with a progress bar; Ctrl-C keeps what was analysed (the
+parallel on worker processes with a progress bar; Ctrl-C keeps what was analyzed (the
 file is written with ``"complete": false``, exit status 130)."""
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from gallerist.ai.files import write_atomically
-from gallerist.ai.review import SOLO_THRESHOLDS, THRESHOLDS
-from gallerist.ai.spec import DEFAULT_BOT
+from gallerist.ai.review.analysis import SOLO_THRESHOLDS, THRESHOLDS
+from gallerist.ai.bots.spec import DEFAULT_BOT
 from gallerist.ai.words import counted
 from gallerist.server.commands import CliError
 from gallerist.server.commands.model_option import add_model_option
@@ -39,13 +39,13 @@ def add(sub: Any) -> None:
     """Add ``analyze`` to the subcommands."""
     p = add_command(
         sub, "analyze", run, help="review a recorded game: every move against the best",
-        description="Analyse every decision of a game (a JSON Lines record of `gallerist "
+        description="Analyze every decision of a game (a JSON Lines record of `gallerist "
                     "arena` or `play`, or a JSON move list {\"seed\", \"players\", \"moves\"}) "
                     "with a bot: the evaluation before the move, the move played and the best "
                     "move, the win probability lost (solo: $) and a label ("
                     + ", ".join(f"{k} >= {v:g}" for k, v in THRESHOLDS.items()) + "; solo $"
                     + ", $".join(f"{v:g}" for v in SOLO_THRESHOLDS.values()) + "). Writes JSON "
-                    "Lines and prints a summary per player. Ctrl-C keeps what was analysed.")
+                    "Lines and prints a summary per player. Ctrl-C keeps what was analyzed.")
     p.add_argument("record", metavar="RECORD", help="a game record file (JSON Lines), a self-play directory or a move list (JSON)")
     p.add_argument("--game", type=game_index, default=None,
                    help="game number (the record's `game`; default: the file's first game)")
@@ -59,9 +59,9 @@ def add(sub: Any) -> None:
     budget.add_argument("--iterations", type=int_range(1, MAX_UINT32), default=None, metavar="K",
                         help="MCTS iterations per position instead of a time")
     p.add_argument("--seats", default=None, metavar="0,1",
-                   help="the seats whose decisions to analyse (default: all)")
+                   help="the seats whose decisions to analyze (default: all)")
     p.add_argument("--workers", type=worker_count, default=None, metavar="W",
-                   help="positions analysed in parallel (default: every core)")
+                   help="positions analyzed in parallel (default: every core)")
     p.add_argument("--seed", type=seed_value, default=0, help="search seed (default 0)")
     add_model_option(p)
     p.add_argument("--top", type=int_range(1, 200), default=5, metavar="N",
@@ -107,10 +107,10 @@ def run(args: argparse.Namespace) -> int:
     """``gallerist analyze``."""
     from tqdm import tqdm
 
-    from gallerist.ai.bot import Budget
-    from gallerist.ai.review import analyse_game, header_line, summary_line
-    from gallerist.ai.review_games import GameInputError, read_game
-    from gallerist.ai.spec import model_used, resolved_spec
+    from gallerist.ai.bots.base import Budget
+    from gallerist.ai.review.analysis import analyze_game, header_line, summary_line
+    from gallerist.ai.review.games import GameInputError, read_game
+    from gallerist.ai.bots.spec import model_used, resolved_spec
     from gallerist.server.limits import RequestError, build_bot, check_spec
 
     try:
@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     done: dict[int, dict[str, Any]] = {}
     complete = False
     failure: Exception | None = None
-    positions = analyse_game(game, args.bot, budget, seats=seats, workers=workers,
+    positions = analyze_game(game, args.bot, budget, seats=seats, workers=workers,
                              seed=args.seed, max_moves=args.top)
     bar = tqdm(total=total, unit="pos", desc="analysing", disable=args.no_progress,
                file=sys.stderr)
@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
             bar.update(1)
         complete = True
     except KeyboardInterrupt:
-        print(f"\ninterrupted: keeping the {len(done)} of {counted(total, 'position')} analysed",
+        print(f"\ninterrupted: keeping the {len(done)} of {counted(total, 'position')} analyzed",
               file=sys.stderr)
     except Exception as exc:  # noqa: BLE001 - a search failed in a worker: keep the rest
         failure = exc
@@ -168,12 +168,12 @@ def run(args: argparse.Namespace) -> int:
     unit = header["thresholds"]["unit"]
     what = f"game {game.game}" if game.game is not None else "the game"
     per = counted(budget.iterations, "iteration") if budget.iterations else f"{budget.time_ms:g} ms"
-    print(f"{what} of {args.record}: {len(ordered)} of {counted(total, 'decision')} analysed by "
+    print(f"{what} of {args.record}: {len(ordered)} of {counted(total, 'decision')} analyzed by "
           f"{args.bot} ({per} per position); loss in {unit}")
     print(_table(summary, unit))
     print(f"wrote {out}")
     if args.html and ordered:
-        from gallerist.server.review_page import ReviewError, write_review_page
+        from gallerist.ai.review.page import ReviewError, write_review_page
         try:
             write_review_page(out, args.html)
         except (ReviewError, OSError) as exc:

@@ -1,5 +1,5 @@
 """``gallerist arena``: a tournament between bot specs, with ratings (the library is
-`ai.arena` and `ai.ratings`)."""
+`ai.arena.tournament` and `ai.arena.ratings`)."""
 from __future__ import annotations
 
 import argparse
@@ -90,7 +90,7 @@ def _check_arguments(args: argparse.Namespace) -> str | None:
         raise CliError("--run goes with --resume or --summarise")
     if not args.bots:
         raise CliError("give the bot specs to play (or --resume/--summarise RECORDS)")
-    from gallerist.ai.arena import check_specs
+    from gallerist.ai.arena.tournament import check_specs
     try:   # before any file is looked at: a bad spec is the error to report
         check_specs(args.bots)
     except ValueError as exc:
@@ -104,7 +104,7 @@ def _check_arguments(args: argparse.Namespace) -> str | None:
 def _tournament(args: argparse.Namespace, again: str | None, workers: int,
                 progress: Callable[[int, int], None]) -> Any:
     """Play (or resume, or only read) the tournament the arguments ask for."""
-    from gallerist.ai.arena import resume_tournament, run_tournament, summarise_records
+    from gallerist.ai.arena.tournament import resume_tournament, run_tournament, summarise_records
 
     if args.summarise:
         return summarise_records(args.summarise, args.run)
@@ -122,8 +122,8 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
     from tqdm.contrib.logging import logging_redirect_tqdm
 
-    from gallerist.ai.arena import format_report, plot_ratings
-    from gallerist.ai.arena_report import preload
+    from gallerist.ai.arena.tournament import format_report, plot_ratings
+    from gallerist.ai.arena.report import preload
 
     again = _check_arguments(args)
     records = again or args.records
@@ -175,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"cannot write the results: {exc}; the games are in {records}",
                        status=1) from None
     if args.html:
-        from gallerist.ai.arena_html import write_html_report
+        from gallerist.ai.arena.html import write_html_report
         try:
             linked = write_html_report(report, t.records, args.html, records, png=args.png,
                                        reviews=args.reviews)

@@ -9,7 +9,7 @@ from typing import Any
 import grpc
 
 from gallerist.ai.hint_client import HintClient
-from gallerist.ai.spec import DEFAULT_BOT
+from gallerist.ai.bots.spec import DEFAULT_BOT
 from gallerist.server.app import create_server
 from gallerist.server.commands.hint import default_timeout, request, rpc_failed, title
 from gallerist.server.commands.model_option import add_model_option

@@ -14,7 +14,7 @@ import grpc
 
 from gallerist import engine
 from gallerist.ai.hint_client import HintClient, hint_request
-from gallerist.ai.spec import DEFAULT_BOT
+from gallerist.ai.bots.spec import DEFAULT_BOT
 from gallerist.ai.words import counted
 from gallerist.engine.actions import describe_decision
 from gallerist.server import convert
@@ -55,9 +55,9 @@ def add(sub: Any) -> None:
                           "players, moves) or a game record (JSON Lines, its first game); "
                           "sent to a server as the setup and moves")
     p.add_argument("--allow", default=None, metavar="M1,M2",
-                   help="analyse only these moves (notation or ids, comma-separated)")
+                   help="analyze only these moves (notation or ids, comma-separated)")
     p.add_argument("--avoid", default=None, metavar="M1,M2",
-                   help="analyse every legal move but these")
+                   help="analyze every legal move but these")
     add_demo_game(p, players_help="players of the demo game")
     p.add_argument("--local", action="store_true", help="search in this process, no server")
     p.add_argument("--perspective", type=int, default=None, metavar="SEAT",
@@ -78,7 +78,7 @@ def _move_list(text: str | None) -> list[str]:
 
 def _game(args: argparse.Namespace) -> Any:
     """The GameMoves of --moves-file (None without it)."""
-    from gallerist.ai.review_games import GameInputError, read_game
+    from gallerist.ai.review.games import GameInputError, read_game
     from gallerist.v1 import hints_pb2
 
     if not getattr(args, "moves_file", None):

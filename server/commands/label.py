@@ -1,5 +1,5 @@
 """``gallerist label``: add playout labels (the ``playout_win`` column) to the shards of a
-self-play directory (the library is `ai.playout_labels`)."""
+self-play directory (the library is `ai.selfplay.labels`)."""
 from __future__ import annotations
 
 import argparse
@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from gallerist.server.commands import CliError
-from gallerist.ai.playout_labels import MAX_PLAYOUTS
+from gallerist.ai.selfplay.labels import MAX_PLAYOUTS
 from gallerist.ai.words import counted, plural
 from gallerist.server.commands.options import MAX_WORKERS, add_command, int_range, worker_count
 
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
     from tqdm.contrib.logging import logging_redirect_tqdm
 
-    from gallerist.ai.playout_labels import label_directory
+    from gallerist.ai.selfplay.labels import label_directory
 
     playouts = args.playouts
     workers = args.workers or min(os.cpu_count() or 1, MAX_WORKERS)

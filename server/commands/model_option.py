@@ -9,7 +9,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from gallerist.ai.model_file import ENV_VAR, ModelFileError, load_model
+from gallerist.ai.learn.model_file import ENV_VAR, ModelFileError, load_model
 from gallerist.server.commands import CliError
 
 __all__ = ["add_model_option", "model_option"]

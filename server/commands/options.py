@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gallerist.ai.spec import BOTS, DEFAULT_BOT
+from gallerist.ai.bots.spec import BOTS, DEFAULT_BOT
 from gallerist.server.app import DEFAULT_PORT
 from gallerist.server.commands import CliError
 from gallerist.server.limits import MAX_SEED, Limits
@@ -192,7 +192,7 @@ def add_client_options(p: argparse.ArgumentParser) -> None:
 def add_search_options(p: argparse.ArgumentParser, bot: str | None = DEFAULT_BOT) -> None:
     """The bot, the budget and the seed of a hint (``hint``, ``demo``). `bot` None: no
     default spec (``hint`` asks a server for its own default bot, and searches with
-    ai.spec.DEFAULT_BOT under --local)."""
+    ai.bots.spec.DEFAULT_BOT under --local)."""
     g = p.add_argument_group("search")
     default = (f"the server's default bot; with --local {DEFAULT_BOT!r}" if bot is None
                else repr(bot))

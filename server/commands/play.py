@@ -11,8 +11,8 @@ import time
 from typing import Any
 
 from gallerist import engine
-from gallerist.ai.bot import Budget
-from gallerist.ai.mcts import MctsBot
+from gallerist.ai.bots.base import Budget
+from gallerist.ai.bots.mcts import MctsBot
 from gallerist.engine.actions import action_to_string, decision_kind
 from gallerist.server.commands import CliError
 from gallerist.server.commands.interrupt import StopOnCtrlC
@@ -132,7 +132,7 @@ def _hint_bot(args: argparse.Namespace) -> HintBot:
 
 def _save(args: argparse.Namespace, final: engine.GameState, seconds: float) -> None:
     """The record of a finished bot game (`--record`)."""
-    from gallerist.ai.arena_records import GameRecord, new_run_id
+    from gallerist.ai.arena.records import GameRecord, new_run_id
 
     rec = GameRecord(game=0, seed=args.seed, bots=list(args.bots), actions=final.history,
                      money=final.money(), returns=final.returns(), scores=final.final_scores(),
@@ -147,7 +147,7 @@ def _save(args: argparse.Namespace, final: engine.GameState, seconds: float) -> 
 
 def run(args: argparse.Namespace) -> int:
     """``gallerist play``."""
-    from gallerist.ai.play import play_game
+    from gallerist.ai.arena.play import play_game
 
     bots = _bots(args.bots, args.seed)
     if args.record is not None:

@@ -15,7 +15,7 @@ and its legal moves, and a prompt ``P0> `` reads one of:
 - ``board``, ``moves`` : print the board or the legal moves again; ``help``;
 - ``quit`` : stop and save.
 
-The game's record (one JSON line in the arena's format, `ai.arena_records.GameRecord`:
+The game's record (one JSON line in the arena's format, `ai.arena.records.GameRecord`:
 setup seed, seats, every action) is written to ``--record`` at the end, on ``quit``, on
 Ctrl-C and at the end of the input, so `gallerist replay` and `gallerist analyze` read it;
 a game stopped before its end is saved with ``complete: false``. Chance events are drawn
@@ -34,9 +34,9 @@ from typing import Any, Callable
 import numpy as np
 
 from gallerist import engine
-from gallerist.ai.arena_records import GameRecord, new_run_id
-from gallerist.ai.bot import Budget
-from gallerist.ai.play import draw_chance
+from gallerist.ai.arena.records import GameRecord, new_run_id
+from gallerist.ai.bots.base import Budget
+from gallerist.ai.arena.play import draw_chance
 from gallerist.engine.actions import (NOTATION, action_to_string, decision_kind,
                                       describe_decision)
 from gallerist.server.commands import CliError

@@ -1,5 +1,5 @@
 """``gallerist replay``: one recorded arena game, move by move, checked against its
-record (`ai.arena.replay`)."""
+record (`ai.arena.tournament.replay`)."""
 from __future__ import annotations
 
 import argparse
@@ -27,7 +27,7 @@ def add(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``gallerist replay``."""
-    from gallerist.ai.arena_records import RecordsError, find_game, read_records, replay
+    from gallerist.ai.arena.records import RecordsError, find_game, read_records, replay
     from gallerist.engine.actions import action_to_string
 
     try:

@@ -1,5 +1,5 @@
-"""``gallerist review ANALYSIS.jsonl --html OUT``: the review page of an analysed game
-(`server.review_page`)."""
+"""``gallerist review ANALYSIS.jsonl --html OUT``: the review page of an analyzed game
+(`ai.review.page`)."""
 from __future__ import annotations
 
 import argparse
@@ -16,9 +16,9 @@ __all__ = ["add", "run"]
 def add(sub: Any) -> None:
     """Add ``review`` to the subcommands."""
     p = add_command(
-        sub, "review", run, help="write the review page of an analysed game",
+        sub, "review", run, help="write the review page of an analyzed game",
         description="Write a self-contained HTML page (no server, no network) of a game "
-                    "analysed by `gallerist analyze`: the board at every decision, the "
+                    "analyzed by `gallerist analyze`: the board at every decision, the "
                     "labelled moves, a chart of the win probabilities, the best moves.")
     p.add_argument("analysis", help="the JSON Lines written by `gallerist analyze`")
     p.add_argument("--html", default="review.html", help="the page to write (default review.html)")
@@ -26,7 +26,7 @@ def add(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``gallerist review``."""
-    from gallerist.server.review_page import ReviewError, write_review_page
+    from gallerist.ai.review.page import ReviewError, write_review_page
 
     check_output_path(args.html, "--html")
     try:

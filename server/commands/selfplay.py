@@ -1,5 +1,5 @@
 """``gallerist selfplay``: games between copies of a bot, every decision recorded for
-training (the library is `ai.selfplay`; the record layout its docstring)."""
+training (the library is `ai.selfplay.run`; the record layout its docstring)."""
 from __future__ import annotations
 
 import argparse
@@ -11,7 +11,7 @@ import sys
 import time
 from typing import Any
 
-from gallerist.ai.playout_labels import MAX_PLAYOUTS
+from gallerist.ai.selfplay.labels import MAX_PLAYOUTS
 from gallerist.ai.words import counted
 from gallerist.server.commands import CliError
 from gallerist.server.commands.options import (MAX_GAMES, MAX_WORKERS, add_command, game_count,
@@ -19,7 +19,7 @@ from gallerist.server.commands.options import (MAX_GAMES, MAX_WORKERS, add_comma
 
 __all__ = ["MAX_SELFPLAY_SEED", "add", "run"]
 
-#: Largest base seed of a self-play run (`ai.selfplay`'s bound).
+#: Largest base seed of a self-play run (`ai.selfplay.run`'s bound).
 MAX_SELFPLAY_SEED = 2**62 - 1
 
 
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
     from tqdm.contrib.logging import logging_redirect_tqdm
 
-    from gallerist.ai.selfplay import SelfplayError, run_selfplay
+    from gallerist.ai.selfplay.run import SelfplayError, run_selfplay
 
     games = args.games
     # The bar starts with the first report, once the arguments and the directory were

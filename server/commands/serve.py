@@ -6,8 +6,8 @@ import logging
 import os
 from typing import Any
 
-from gallerist.ai.calibration import Calibration, CalibrationError
-from gallerist.ai.model_file import ModelFileError
+from gallerist.ai.calibration.maps import Calibration, CalibrationError
+from gallerist.ai.learn.model_file import ModelFileError
 from gallerist.server.app import DEFAULT_PORT, GalleristServer, serve
 from gallerist.server.commands import CliError
 from gallerist.server.commands.model_option import add_model_option

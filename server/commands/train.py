@@ -1,12 +1,12 @@
 """``gallerist train``: train the learned evaluation on self-play records (the library is
-`ai.train`; JAX and optax come with ``pip install -e ".[train]"``)."""
+`ai.learn.train`; JAX and optax come with ``pip install -e ".[train]"``)."""
 from __future__ import annotations
 
 import argparse
 import sys
 from typing import Any
 
-from gallerist.ai.train_options import (DEFAULTS, VALUE_TARGETS, TrainingError, check_options,
+from gallerist.ai.learn.options import (DEFAULTS, VALUE_TARGETS, TrainingError, check_options,
                                         side_paths)
 from gallerist.server.commands import CliError
 from gallerist.ai.words import counted
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     except TrainingError as exc:
         raise CliError(f"--{exc.option.replace('_', '-')} {exc.problem}") from None
     try:
-        from gallerist.ai.train import RecordsError, train
+        from gallerist.ai.learn.train import SelfplayError, train
     except ImportError as exc:
         if (exc.name or "").partition(".")[0] not in TRAINING_LIBRARIES:
             raise
@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
                        f"pip install -e \".[train]\"", status=1) from None
     try:
         card = train(args.data, args.out, **options)
-    except RecordsError as exc:
+    except SelfplayError as exc:
         raise CliError(str(exc)) from None
     except OSError as exc:
         raise CliError(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}",

@@ -1,4 +1,4 @@
-"""Positions the bot tests analyse (shared by tests/ai's calibration and playout tests)."""
+"""Positions the bot tests analyze (shared by the calibration and playout tests under tests/ai)."""
 import random
 
 from gallerist import engine

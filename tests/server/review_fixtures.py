@@ -1,6 +1,6 @@
-"""Analysed games in the `gallerist analyze` format (docs: /work briefs' formats, README),
+"""Analyzed games in the `gallerist analyze` format (docs: /work briefs' formats, README),
 made here for the review page's tests: a game played by bots (random and greedy seats, random
-alone in solo, so that some moves lose), every decision analysed with the greedy bot's `analyze` (it scores
+alone in solo, so that some moves lose), every decision analyzed with the greedy bot's `analyze` (it scores
 every legal move, so the played move is always among them), labelled by thresholds."""
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def _label(loss: float, thresholds: dict[str, float]) -> str | None:
 
 def write_analysis(path: Path, players: int, seed: int = 0, max_positions: int | None = None,
                    complete: bool = True) -> list[dict[str, Any]]:
-    """Play and analyse one game into `path` (JSON Lines); returns the position lines."""
+    """Play and analyze one game into `path` (JSON Lines); returns the position lines."""
     kinds = ["random" if p % 2 or players == 1 else "greedy" for p in range(players)]
     players_bots = [ai.make_bot(kind, seed=seed + p) for p, kind in enumerate(kinds)]
     analyst = ai.make_bot("greedy", seed=99)

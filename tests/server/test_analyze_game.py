@@ -11,7 +11,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from gallerist.ai.review_games import read_game
+from gallerist.ai.review.games import read_game
 from gallerist.engine.actions import action_to_string
 from gallerist.server import GalleristServer, HintClient, hint_request
 from gallerist.v1 import hints_pb2
@@ -186,7 +186,7 @@ def test_analyze_game_bad_requests(client: HintClient) -> None:
 
 
 def test_analyze_game_deadline_ends_the_stream_in_time(client: HintClient) -> None:
-    """A deadline shorter than the whole analysis: the positions analysed by then
+    """A deadline shorter than the whole analysis: the positions analyzed by then
     arrive, fewer than the total, and the call ends about at the deadline."""
     t0 = time.perf_counter()
     got = []

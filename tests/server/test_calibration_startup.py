@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gallerist.ai.calibration import ENV_VAR
+from gallerist.ai.calibration.maps import ENV_VAR
 from gallerist.server.cli import main
 
 

@@ -1,5 +1,5 @@
 """`gallerist analyze`: the analysis file and the per-player summary, the seats and
-budget options, one-line errors, and Ctrl-C keeping what was analysed (exit 130)."""
+budget options, one-line errors, and Ctrl-C keeping what was analyzed (exit 130)."""
 from __future__ import annotations
 
 import json
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gallerist.ai.review_games import read_game
+from gallerist.ai.review.games import read_game
 from gallerist.server.cli import main
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -44,7 +44,7 @@ def test_analyze_writes_the_file_and_prints_the_summary(tmp_path: Path,
     for label in ("inaccuracy", "mistake", "blunder"):
         assert seat0["counts"][label] == sum(p["label"] == label for p in positions)
     text = capsys.readouterr().out
-    assert f"{len(positions)} of {len(positions)} decisions analysed" in text
+    assert f"{len(positions)} of {len(positions)} decisions analyzed" in text
     row = next(line for line in text.splitlines() if line.startswith("0 "))
     assert row.split()[-3:] == [str(seat0["counts"][k]) for k in ("inaccuracy", "mistake", "blunder")]
 
@@ -91,7 +91,7 @@ def test_analyze_errors_are_one_line(argv: list[str], fragment: str,
     assert fragment in err and "Traceback" not in err and err.count("\n") == 1
 
 
-def test_ctrl_c_keeps_what_was_analysed(tmp_path: Path) -> None:
+def test_ctrl_c_keeps_what_was_analyzed(tmp_path: Path) -> None:
     """Ctrl-C once some positions are done: the file holds them with complete=false,
     and the exit status is 130."""
     out = tmp_path / "c.jsonl"

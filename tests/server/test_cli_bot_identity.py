@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gallerist.ai.model_file import PACKAGED, model_label
-from gallerist.ai.spec import parse_spec
+from gallerist.ai.learn.model_file import PACKAGED, model_label
+from gallerist.ai.bots.spec import parse_spec
 from gallerist.server import GalleristServer
 from gallerist.server.cli import main
 

@@ -183,7 +183,7 @@ def test_arena_interrupt_note_on_its_own_line(tmp_path: Path, monkeypatch: pytes
                                               capsys: pytest.CaptureFixture[str]) -> None:
     """Ctrl-C after the first game: the library's "interrupted" line is written on a line
     of its own above the bar, and the finished game is still reported and written."""
-    from gallerist.ai import arena
+    from gallerist.ai.arena import tournament as arena
 
     real = arena.run_local
 

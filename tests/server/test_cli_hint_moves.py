@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gallerist.ai.review_games import read_game
+from gallerist.ai.review.games import read_game
 from gallerist.server import GalleristServer
 from gallerist.server.cli import main
 

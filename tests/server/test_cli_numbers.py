@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gallerist.ai.arena import schedule
+from gallerist.ai.arena.tournament import schedule
 from gallerist.server.cli import main
 from gallerist.server.commands.options import MAX_GAMES, MAX_SEED, MAX_WORKERS
 

@@ -170,7 +170,7 @@ def test_play_through_the_stoppable_seats_plays_the_same_game(
     """The seats that Ctrl-C can stop choose exactly as the bots themselves: the same
     seeded game, the same final money."""
     from gallerist.ai import make_bot
-    from gallerist.ai.play import play_game
+    from gallerist.ai.arena.play import play_game
 
     assert main(["play", "random", "greedy", "--seed", "3", "--board", "none"]) == 0
     out = capsys.readouterr().out

@@ -16,8 +16,8 @@ import numpy as np
 from review_fixtures import write_analysis
 
 from gallerist import engine
-from gallerist.ai.arena_records import read_records
-from gallerist.ai.play import draw_chance
+from gallerist.ai.arena.records import read_records
+from gallerist.ai.arena.play import draw_chance
 from gallerist.server.limits import build_bot
 
 GALLERIST = [sys.executable, "-m", "gallerist.server"]
@@ -201,7 +201,7 @@ def test_review_command_writes_the_page(tmp_path: Path) -> None:
     other = tmp_path / "x.jsonl"
     other.write_text('{"game": 0}\n')
     done = _run("review", str(other), "--html", str(page))
-    assert done.returncode == 2 and "not an analysed game" in done.stderr and str(other) in done.stderr
+    assert done.returncode == 2 and "not an analyzed game" in done.stderr and str(other) in done.stderr
 
 
 def test_tab_completion_offers_the_legal_moves_and_commands() -> None:

@@ -307,8 +307,8 @@ def test_hints_name_the_resolved_bot_and_its_model(client: HintClient,
     packaged model, named with its short sha256, in SuggestMoves, every AnalyzeStream
     report and every AnalyzedPosition; at 4 players UCT and no model; a bot without a
     model names none."""
-    from gallerist.ai.model_file import PACKAGED, model_label
-    from gallerist.ai.spec import bot_options, parse_spec
+    from gallerist.ai.learn.model_file import PACKAGED, model_label
+    from gallerist.ai.bots.spec import bot_options, parse_spec
     r = client.suggest(hint_request(demo, iterations=50))
     assert r.bot == "mcts"
     name, options = parse_spec(r.resolved_bot_spec)
@@ -326,7 +326,7 @@ def test_hints_name_the_resolved_bot_and_its_model(client: HintClient,
     for _ in range(3):
         moves.actions.append(game.legal_actions()[0])
         game.apply(moves.actions[-1])
-    analysed = list(client.analyze_game(hints_pb2.AnalyzeGameRequest(
+    analyzed = list(client.analyze_game(hints_pb2.AnalyzeGameRequest(
         game=moves, budget=hints_pb2.Budget(iterations=30)), timeout=60))
-    assert analysed and all((p.resolved_bot_spec, p.model) == (r.resolved_bot_spec, r.model)
-                            for p in analysed)
+    assert analyzed and all((p.resolved_bot_spec, p.model) == (r.resolved_bot_spec, r.model)
+                            for p in analyzed)

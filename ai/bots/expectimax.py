@@ -1,0 +1,227 @@
+"""Expectimax: depth-limited search over decision points with chance points weighted."""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from gallerist import engine
+from gallerist.ai.search._evaluation import WIN_TEMPERATURE, Evaluator, HeuristicEvaluator
+from gallerist.ai.search._expectimax import ExpectimaxEngine
+from gallerist.ai.bots.base import MIN_SEARCH_MS, Analysis, BaseBot, Budget, MoveInfo, decision_player
+from gallerist.ai.learn.model_file import check_model_eval, load_evaluator
+from gallerist.engine.actions import action_to_string
+
+
+class ExpectimaxBot(BaseBot):
+    """Expectimax with iterative deepening.
+
+    Depth counts decisions (a turn is several). Chance points are weighted by their
+    probabilities; when one has more than `chance_width` outcomes, `chance_width` outcomes
+    are drawn by probability and averaged (a documented approximation). Leaves use the
+    shared evaluation (each player's estimated final money). With several players each
+    decision maximises the mover's own entry (max^n, no pruning: the values are not
+    constant-sum, so shallow pruning would be unsound). With two players the search runs
+    alpha-beta on the money margin (a zero-sum value, so the cut-offs are sound), with the
+    window reset below chance points. A transposition table keyed by a 64-bit state hash
+    stores values and best moves; the best move is searched first (move ordering) and
+    root moves are ordered by the previous iteration.
+
+    Args:
+        evaluator: the leaf estimate, an ai.search._evaluation.Evaluator object (not a spec
+            option: the first argument, or by keyword); it replaces win_temperature.
+            None: ai.search._evaluation.HeuristicEvaluator with win_temperature, or with
+            eval=model the network.
+        seed: seed of the chance sampling.
+        depth: maximum depth.
+        time_ms: time budget; deepening stops when it runs out and the last complete
+            depth is reported (0 = search to `depth`).
+        chance_width: the most outcomes enumerated at a chance point.
+        tt_bits: log2 of the transposition table size.
+        alpha_beta: two players: prune by alpha-beta on the money margin.
+        win_temperature: $ scale of the softmax from money to the raw win chances.
+        eval: the horizon's estimate: "heuristic" or "model" (the money head of a trained
+            network, ai.search._model.ModelEvaluator; the search backs up money only).
+        model: eval=model's model file ("" = the packaged ai/models/default.npz; an error
+            when the package has none). Read and checked when the bot is made: a
+            missing, corrupt or mismatched file is a ModelFileError naming it.
+        calibrated: report calibrated numbers (ai.calibration.maps, kind "expectimax": the
+            searched money vector with the root playouts' win shares); False: the
+            searched money and its softmax. eval=model has no map of its own yet and
+            needs calibrated=false.
+        playouts: games played on from the root by the uniform rollout policy before the
+            search, whose win shares the calibrated numbers are mapped from with the
+            searched money (BaseBot.root_playouts; the maps were fitted with 100). They
+            take at most a quarter of a time budget, the search the rest; 0 (needs
+            calibrated=false) plays none. `choose` plays none (it reports nothing).
+    """
+
+    name = "expectimax"
+    calibration_kind = "expectimax"
+
+    def __init__(self, evaluator: Evaluator | None = None, *, seed: int = 0, depth: int = 2,
+                 time_ms: float = 0.0, chance_width: int = 6, tt_bits: int = 18,
+                 alpha_beta: bool = True, win_temperature: float = WIN_TEMPERATURE,
+                 eval: str = "heuristic", model: str = "", calibrated: bool = True,
+                 playouts: int = 100) -> None:
+        if not 1 <= depth <= 64:
+            raise ValueError(f"expectimax option depth must be 1..64, got {depth}")
+        if not math.isfinite(time_ms) or time_ms < 0:
+            raise ValueError(f"expectimax option time_ms must be >= 0, got {time_ms}")
+        if not math.isfinite(win_temperature) or win_temperature <= 0:
+            raise ValueError(f"expectimax option win_temperature must be > 0, got {win_temperature}")
+        if not 1 <= chance_width <= 64 or not 10 <= tt_bits <= 26:
+            raise ValueError("expectimax options out of range: chance_width 1..64, tt_bits 10..26")
+        if eval not in ("heuristic", "model"):
+            raise ValueError(f"expectimax option eval must be 'heuristic' or 'model', got {eval!r}")
+        if model and eval != "model":
+            raise ValueError("expectimax option model needs eval=model")
+        if eval == "model":
+            check_model_eval("expectimax", calibrated, evaluator)
+        self._use_calibration(calibrated)
+        self._use_playouts(playouts)
+        self.seed = seed
+        self.depth = depth
+        self.time_ms = time_ms
+        self.win_temperature = win_temperature
+        self._eval = eval
+        if eval == "model":
+            evaluator = load_evaluator(model, value=True)
+        elif evaluator is None:
+            evaluator = HeuristicEvaluator(win_temperature=win_temperature)
+        elif not isinstance(evaluator, Evaluator):
+            raise ValueError(f"expectimax evaluator must be an Evaluator, "
+                             f"got {type(evaluator).__name__}")
+        self.evaluator = evaluator
+        self._engine = ExpectimaxEngine(evaluator, chance_width=chance_width, tt_bits=tt_bits,
+                                        alpha_beta=alpha_beta)
+        self._stop_requested = False
+        self._lock = threading.Lock()
+
+    def model_files(self, num_players: int) -> list[str]:
+        """The model file of eval=model (its value at the horizon), as a path; none with
+        the heuristic."""
+        model = getattr(self.evaluator, "model", None)
+        return [model.source] if self._eval == "model" and model is not None else []
+
+    def resolved_options(self, options: dict[str, Any], num_players: int) -> dict[str, Any]:
+        """model= the file name of eval=model's model ("" with the heuristic)."""
+        files = self.model_files(num_players)
+        return dict(options, model=os.path.basename(files[0]) if files else "")
+
+    def stop(self) -> None:
+        """Ask a running search to stop soon; the request sticks for later searches."""
+        self._stop_requested = True
+        self._engine.stop()
+
+    def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
+                *, moves: Sequence[int] | None = None) -> Analysis:
+        """Rank the legal moves by the mover's searched value.
+
+        Contract: every listed move is legal; each move's value comes from the deepest
+        completed iteration (at least depth 1 is always completed, whatever the budget).
+        With `moves` (the Bot protocol's restriction) only those root moves are searched.
+        """
+        return self._analyze(state, budget, moves, None)
+
+    def _analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None",
+                 moves: Sequence[int] | None, shares: list[float] | None) -> Analysis:
+        """`analyze` with the root playouts' win shares given (None: play them here,
+        within a quarter of the time budget)."""
+        player = decision_player(state)
+        state = state.view(player)   # never read the opponents' hidden cards
+        b = Budget.of(budget)
+        max_depth = int(b.depth or self.depth)
+        time_ms = float(b.time_ms or self.time_ms)
+        with self._lock:
+            t0 = time.perf_counter()
+            if shares is None:
+                shares = self.root_playouts(state, player, time_ms / 4)
+                if time_ms:
+                    time_ms = max(MIN_SEARCH_MS, time_ms - (time.perf_counter() - t0) * 1000.0)
+            deadline = (time.monotonic() + time_ms / 1000.0) if time_ms > 0 else 0.0
+            order = self.root_moves(state, moves)
+            results: list[tuple[int, list[float]]] = []
+            done_depth = 0
+            nodes = 0
+            for d in range(1, max_depth + 1):
+                complete, res, n = self._engine.search_root(
+                    state, d, deadline if d > 1 else 0.0, self.seed + d, order,
+                    self._stop_requested and d > 1)
+                nodes += n
+                if not complete:
+                    break
+                results = res
+                done_depth = d
+                ranked = sorted(results, key=lambda r: -self._score(r[1], player))
+                order = [a for a, _ in ranked]
+                if deadline and time.monotonic() >= deadline:
+                    break
+            elapsed = (time.perf_counter() - t0) * 1000.0
+            moves = []
+            for a, vec in results:
+                moves.append(MoveInfo(
+                    action=a, notation=action_to_string(a), depth=done_depth,
+                    expected_money=list(vec), win_probabilities=self.evaluator.win_chances(vec),
+                    value=self._score(vec, player)))
+            moves.sort(key=lambda m: (-m.value, m.action))
+            for m in moves:
+                m.pv = list(self._engine.principal_variation(state, m.action))
+        self.evaluator.check()   # a Python evaluator's error surfaces here
+        return self.report(state, Analysis(player=player, bot=self.name, moves=moves, nodes=nodes,
+                                           depth=done_depth, elapsed_ms=elapsed,
+                                           playout_win=shares))
+
+    @staticmethod
+    def _score(vec: list[float], player: int) -> float:
+        """The money margin over the best other seat (solo: the money itself)."""
+        others = [v for i, v in enumerate(vec) if i != player]
+        return vec[player] - max(others, default=0.0)
+
+    def choose(self, state: engine.GameState) -> int:
+        return self._analyze(state, None, None, []).best.action
+
+    # ------------------------------------------------------------------ the Bot protocol
+
+    def analyses(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
+                 interval_ms: float = 250.0, *,
+                 moves: Sequence[int] | None = None) -> Iterator[Analysis]:
+        """Deepen one depth at a time, yielding the analysis of each completed depth
+        (at most one per `interval_ms`) while time is left; the last one, final, is the
+        deepest completed."""
+        b = self.budget_for(Budget.of(budget))
+        max_depth = int(b.depth or self.depth)
+        t0 = time.perf_counter()
+
+        def elapsed_ms() -> float:
+            return (time.perf_counter() - t0) * 1000.0
+
+        def left_ms() -> float:
+            return b.time_ms - elapsed_ms() if b.time_ms else float("inf")
+
+        last: Analysis | None = None
+        last_sent = 0.0
+        player = decision_player(state)
+        shares = self.root_playouts(state.view(player), player, b.time_ms / 4)
+        for depth in range(1, max_depth + 1):
+            left = left_ms()
+            if last is not None and (self.stop_requested or left <= 0):
+                break
+            analysis = self._analyze(state, Budget(
+                depth=depth, time_ms=max(MIN_SEARCH_MS, left) if b.time_ms else 0.0),
+                moves, shares)
+            complete = analysis.depth >= depth
+            if last is None or analysis.depth >= last.depth:
+                last = analysis
+            if not complete:
+                break
+            now = elapsed_ms()
+            if depth < max_depth and now - last_sent >= interval_ms and left_ms() > 0:
+                last_sent = now
+                yield dataclasses.replace(last, final=False)
+        assert last is not None
+        yield last

@@ -1,0 +1,11 @@
+"""Calibration: the maps from a search's statistics to the numbers a hint reports
+(`maps`, shipped as `calibration.json`), their fit (`fit`), the scores of forecasts
+(`metrics`) and how settled a game is near its end (`endgame`)."""
+from gallerist.ai._lazy import lazy_exports
+
+_EXPORTS = {
+    "Calibration": "maps", "CalibrationError": "maps", "outcome_spread": "endgame",
+    "brier": "metrics", "ece": "metrics",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

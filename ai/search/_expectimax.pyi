@@ -1,0 +1,13 @@
+"""Type stub of ai.search._expectimax, the compiled expectimax (ai/search/_expectimax.pyx)."""
+from gallerist.ai.search._evaluation import Evaluator
+from gallerist.engine.state import GameState
+
+class ExpectimaxEngine:
+    evaluator: Evaluator
+    def __init__(self, evaluator: Evaluator, *, chance_width: int, tt_bits: int,
+                 alpha_beta: bool) -> None: ...
+    def stop(self) -> None: ...
+    def search_root(self, state: GameState, depth: int, deadline: float, seed: int,
+                    order: list[int], stopped: bool = False
+                    ) -> tuple[bool, list[tuple[int, list[float]]], int]: ...
+    def principal_variation(self, state: GameState, action: int, max_len: int = 60) -> list[int]: ...
