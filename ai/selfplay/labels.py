@@ -148,6 +148,24 @@ def _shard_tasks(file: Path, arrays: dict[str, np.ndarray], players: int, base: 
     return tasks
 
 
+def _label_shard(file: Path, players: int, base: int, count: int, pool: Any,
+                 on_game: Callable[[int], None]) -> dict[str, np.ndarray]:
+    """The arrays of the shard `file` with its ``playout_win`` column computed, game by
+    game (on `pool`'s processes when given); `on_game(positions)` after each game."""
+    from gallerist.ai.selfplay import run as selfplay
+
+    arrays = selfplay.read_shard(file)
+    games = arrays["game"]
+    tasks = _shard_tasks(file, arrays, players, base, count)
+    labels = np.zeros((len(games), SEATS), np.float32)
+    results = pool.imap_unordered(_label_task, tasks) if pool else map(_label_task, tasks)
+    for g, rows_labels in results:
+        labels[games == g] = rows_labels
+        on_game(len(rows_labels))
+    arrays["playout_win"] = labels
+    return arrays
+
+
 def label_directory(path: str | os.PathLike[str], count: int, *, workers: int = 1,
                     progress: Callable[[int, int], None] | None = None) -> LabelRun:
     """Add the ``playout_win`` column with `count` playouts per position to every shard of
@@ -187,8 +205,14 @@ def label_directory(path: str | os.PathLike[str], count: int, *, workers: int = 
     run.shards_kept = len(manifest["shards"]) - len(todo)
     total = sum(int(s["positions"]) for s in todo)
     done = 0
-    if progress:
-        progress(0, total)
+
+    def on_game(positions: int) -> None:
+        nonlocal done
+        done += positions
+        if progress:
+            progress(done, total)
+
+    on_game(0)
     players, base = int(manifest["players"]), int(manifest["seed"])
     pool = None
     if workers > 1 and todo:
@@ -202,22 +226,12 @@ def label_directory(path: str | os.PathLike[str], count: int, *, workers: int = 
     try:
         for entry in todo:
             file = out / entry["file"]
-            arrays = selfplay.read_shard(file)
-            games = arrays["game"]
-            tasks = _shard_tasks(file, arrays, players, base, count)
-            labels = np.zeros((len(games), SEATS), np.float32)
-            results = pool.imap_unordered(_label_task, tasks) if pool else map(_label_task, tasks)
-            for g, rows_labels in results:
-                labels[games == g] = rows_labels
-                done += len(rows_labels)
-                if progress:
-                    progress(done, total)
-            arrays["playout_win"] = labels
+            arrays = _label_shard(file, players, base, count, pool, on_game)
             entry.update(selfplay.write_arrays(file, arrays))
             entry[PLAYOUTS_KEY] = count
             selfplay.write_manifest(out, manifest)
             run.shards_labelled += 1
-            run.positions += len(games)
+            run.positions += len(arrays["game"])
     except KeyboardInterrupt:
         run.interrupted = True
         log.warning("interrupted: %s labelled now, the rest keep their records",

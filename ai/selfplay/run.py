@@ -439,6 +439,25 @@ def _flush(outp: Path, manifest: dict[str, Any], finished: dict[int, dict[str, n
         run.shards_written += 1
 
 
+def _open_run(outp: Path, spec: str, players: int, games: int, seed: int,
+              games_per_shard: int | None, playouts: int | None
+              ) -> tuple[dict[str, Any], int, int, dict[int, dict[str, np.ndarray]]]:
+    """The run's directory opened (or started): its manifest, games per shard, playouts
+    per position, and the games of a short last shard read back."""
+    expected = {"spec": spec, "players": players, "seed": seed,
+                "observation_version": int(engine.OBSERVATION_VERSION),
+                "observation_size": int(engine.OBSERVATION_SIZE), "games_per_shard": games_per_shard}
+    manifest = _open_directory(outp, expected)
+    if manifest.get("games_per_shard") is None:
+        manifest["games_per_shard"] = games_per_shard or DEFAULT_GAMES_PER_SHARD
+    size = int(manifest["games_per_shard"])
+    labels = _playouts(outp, manifest, playouts)
+    finished = _reopen_short_shard(outp, manifest, size, games)
+    if not (outp / MANIFEST).exists():
+        write_manifest(outp, manifest)
+    return manifest, size, labels, finished
+
+
 def run_selfplay(spec: str, *, players: int, games: int, out: str | os.PathLike[str],
                  workers: int = 1, backend: str = "local", seed: int = 0,
                  games_per_shard: int | None = None, ray_address: str | None = None,
@@ -470,17 +489,8 @@ def run_selfplay(spec: str, *, players: int, games: int, out: str | os.PathLike[
     _check_arguments(spec, players, games, workers, backend, games_per_shard, seed)
     _check_playouts(playouts)
     outp = Path(out)
-    expected = {"spec": spec, "players": players, "seed": seed,
-                "observation_version": int(engine.OBSERVATION_VERSION),
-                "observation_size": int(engine.OBSERVATION_SIZE), "games_per_shard": games_per_shard}
-    manifest = _open_directory(outp, expected)
-    if manifest.get("games_per_shard") is None:
-        manifest["games_per_shard"] = games_per_shard or DEFAULT_GAMES_PER_SHARD
-    size = int(manifest["games_per_shard"])
-    labels = _playouts(outp, manifest, playouts)
-    finished = _reopen_short_shard(outp, manifest, size, games)
-    if not (outp / MANIFEST).exists():
-        write_manifest(outp, manifest)
+    manifest, size, labels, finished = _open_run(outp, spec, players, games, seed,
+                                                 games_per_shard, playouts)
     start = manifest["games"]
     run = SelfplayRun(out=str(outp), manifest=manifest, games=start,
                       positions=sum(s["positions"] for s in manifest["shards"]))
