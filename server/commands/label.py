@@ -64,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         with redirect:
             result = label_directory(args.dir, playouts, workers=workers, progress=progress)
-    except (ValueError, OSError) as exc:   # LabelError, an unwritable shard
+    except ValueError as exc:   # LabelError: not a self-play directory, a changed shard
+        raise CliError(str(exc)) from None
+    except OSError as exc:   # a shard not written
         raise CliError(str(exc), status=1) from None
     finally:
         for bar in bars:

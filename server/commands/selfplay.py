@@ -102,7 +102,9 @@ def run(args: argparse.Namespace) -> int:
                                   games_per_shard=args.games_per_shard,
                                   ray_address=args.ray_address, playouts=args.playouts,
                                   progress=progress)
-    except (ValueError, OSError, ConnectionError) as exc:   # SelfplayError, Ray missing
+    except ValueError as exc:   # SelfplayError: a bad spec, argument or directory
+        raise CliError(str(exc)) from None
+    except (OSError, ConnectionError) as exc:   # a file not written, Ray not reached
         raise CliError(str(exc), status=1) from None
     finally:
         for bar in bars:

@@ -189,8 +189,8 @@ def test_selfplay_continues_a_labelled_directory_with_its_playouts(tmp_path) -> 
     (["label", "{d}", "--playouts", "0"], 2, "error: argument --playouts: 0 is outside 1..1000000"),
     (["label", "{d}", "--playouts", "many"], 2, "error: argument --playouts: 'many' is not an integer"),
     (["label", "{d}", "--workers", "0"], 2, "error: argument --workers: 0 is outside 1..256"),
-    (["label", "{missing}"], 1, "no manifest.json (not a self-play directory)"),
-    (["label", "{changed}"], 1, "sha256 differs from the manifest's"),
+    (["label", "{missing}"], 2, "no manifest.json (not a self-play directory)"),
+    (["label", "{changed}"], 2, "sha256 differs from the manifest's"),
     (["selfplay", "greedy", "--games", "1", "--out", "{new}", "--playouts", "x"], 2,
      "error: argument --playouts: 'x' is not an integer"),
 ])

@@ -231,7 +231,7 @@ def test_a_directory_of_another_run_is_refused_naming_the_field(tmp_path, capsys
     argv = ["selfplay", spec, "--games", "2", "--out", str(out), "--no-progress"]
     status = main(argv + change)
     err = capsys.readouterr().err
-    assert status == 1
+    assert status == 2   # bad input: a directory of another run
     assert err.count("\n") == 1 and err.startswith("error: ") and field in err
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
 
@@ -251,8 +251,8 @@ def test_a_corrupt_or_missing_shard_is_refused_naming_the_file(tmp_path) -> None
 
 
 @pytest.mark.parametrize("argv, status, message", [
-    (["bogus", "--games", "1"], 1, "unknown bot 'bogus'"),
-    (["mcts:nope=1", "--games", "1"], 1, "unknown option 'nope'"),
+    (["bogus", "--games", "1"], 2, "unknown bot 'bogus'"),
+    (["mcts:nope=1", "--games", "1"], 2, "unknown option 'nope'"),
     (["greedy", "--games", "0"], 2, "argument --games: 0 is outside 1..1000000"),
     (["greedy", "--games", "two"], 2, "argument --games: 'two' is not an integer"),
     (["greedy", "--games", "1", "--players", "5"], 2, "argument --players: 5 is outside 1..4"),
@@ -276,7 +276,7 @@ def test_bad_arguments_are_one_line_errors(tmp_path, capsys, argv, status, messa
 
 def test_bad_directories_are_one_line_errors(tmp_path, capsys) -> None:
     """--out a file, a folder holding other files, or a corrupt manifest: one line
-    naming it, exit 1."""
+    naming it, exit 2 (bad input)."""
     a_file = tmp_path / "file"
     a_file.write_text("x")
     other = tmp_path / "other"
@@ -286,7 +286,7 @@ def test_bad_directories_are_one_line_errors(tmp_path, capsys) -> None:
     broken.mkdir()
     (broken / "manifest.json").write_text("{not json")
     for out, message in ((a_file, "is a file"), (other, "not empty"), (broken, "cannot read it")):
-        assert main(["selfplay", "greedy", "--games", "1", "--out", str(out)]) == 1
+        assert main(["selfplay", "greedy", "--games", "1", "--out", str(out)]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and message in err and str(out) in err, err
 
