@@ -13,6 +13,7 @@ from typing import Any
 from gallerist import engine
 from gallerist.ai.bots.base import Budget
 from gallerist.ai.bots.mcts import MctsBot
+from gallerist.ai.words import counted
 from gallerist.engine.actions import action_to_string, decision_kind
 from gallerist.server.commands import CliError
 from gallerist.server.commands.interrupt import StopOnCtrlC
@@ -186,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
     flush()
     if args.board in ("turn", "end"):
         out.write("\n" + final.render() + "\n")
-    out.write(f"\nFinal scores after {len(final.history)} actions "
+    out.write(f"\nFinal scores after {counted(len(final.history), 'action')} "
               f"({time.perf_counter() - t0:.1f} s):\n")
     for p, score in enumerate(final.final_scores()):
         steps = ", ".join(f"{k} {v}" for k, v in score.items() if k not in ("total", "money"))

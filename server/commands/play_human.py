@@ -37,6 +37,7 @@ from gallerist import engine
 from gallerist.ai.arena.records import GameRecord, new_run_id
 from gallerist.ai.bots.base import Budget
 from gallerist.ai.arena.play import draw_chance
+from gallerist.ai.words import counted, plural
 from gallerist.engine.actions import (NOTATION, action_to_string, decision_kind,
                                       describe_decision)
 from gallerist.server.commands import CliError
@@ -66,7 +67,7 @@ def is_human(spec: str) -> bool:
 
 def budget_text(budget: Budget) -> str:
     """A search budget in words: "1000 iterations, at most 10 s"."""
-    parts = [f"{budget.iterations} iterations"] if budget.iterations else []
+    parts = [f"{budget.iterations} {plural(budget.iterations, 'iteration')}"] if budget.iterations else []
     if budget.depth:
         parts.append(f"depth {budget.depth}")
     if budget.time_ms:
@@ -279,7 +280,7 @@ class TerminalGame:
             self.say("hint stopped before the search found a move")
             return
         a = last.analysis
-        done = f"{a.iterations} iterations in {last.elapsed_ms:.0f} ms"
+        done = f"{counted(a.iterations, 'iteration')} in {last.elapsed_ms:.0f} ms"
         done = f"stopped (Ctrl-C) after {done}: the best so far" if runner.interrupted \
             else f"searched {done}"
         self.say(f"hint by {name} (budget {budget_text(budget)}): {done}")
@@ -315,7 +316,7 @@ class TerminalGame:
                   file=sys.stderr)
             return
         what = "the game" if done else "the unfinished game"
-        self.say(f"saved {what} ({len(s.history)} actions) to {self.record} "
+        self.say(f"saved {what} ({counted(len(s.history), 'action')}) to {self.record} "
                  f"(gallerist replay {self.record})")
 
 
