@@ -1,4 +1,4 @@
-"""Analyzed games in the `gallerist analyze` format (docs: /work briefs' formats, README),
+"""Analyzed games in the `gallerist analyze` format (docs/records.md, "Game analysis"),
 made here for the review page's tests: a game played by bots (random and greedy seats, random
 alone in solo, so that some moves lose), every decision analyzed with the greedy bot's `analyze` (it scores
 every legal move, so the played move is always among them), labelled by thresholds."""

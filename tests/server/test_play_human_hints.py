@@ -22,7 +22,7 @@ from gallerist.server.hint_requests import hint_search
 from gallerist.server.limits import Limits, build_bot
 
 GALLERIST = [sys.executable, "-m", "gallerist.server"]
-README = Path(__file__).resolve().parents[2] / "README.md"
+CLI_DOC = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 PROMPT = re.compile(rb"^P\d> ", re.M)
 
 
@@ -204,7 +204,7 @@ def test_a_hint_says_how_its_moves_are_ordered_and_labels_the_plan(tmp_path: Pat
 
 def test_the_default_hint_bot_is_the_services_default_at_its_default_budget(tmp_path: Path) -> None:
     """Without --hint-bot, `?` searches as the service does for a request naming no bot and
-    no budget; `play --help`, the README and the hint itself name that default."""
+    no budget; `play --help`, docs/cli.md and the hint itself name that default."""
     state = engine.new_game(num_players=2, seed=3)
     service = hint_search(state, spec=Limits().default_bot, seed=0, budget=(0, 0, 0),
                           limits=Limits()).budget
@@ -214,8 +214,8 @@ def test_the_default_hint_bot_is_the_services_default_at_its_default_budget(tmp_
     help_text = " ".join(subprocess.run([*GALLERIST, "play", "--help"], capture_output=True,
                                         text=True, check=True).stdout.split())
     assert f"default: the service's default bot at its default budget, {default}" in help_text
-    readme = " ".join(README.read_text().replace("`", "").split())
-    assert f"default: the service's default bot at its default budget, {default}" in readme
+    doc = " ".join(CLI_DOC.read_text().replace("`", "").split())
+    assert f"default: the service's default bot at its default budget, {default}" in doc
     hint = play._hint_bot(argparse.Namespace(hint_bot=None, seed=0))
     assert hint.spec == Limits().default_bot and hint.budget() == service
     _, out = _game(["human", "human"], _hint_at_turn_start, hint=True, tmp_path=tmp_path)

@@ -266,25 +266,26 @@ def test_report_libraries_are_loaded_before_the_first_game(tmp_path) -> None:
     assert "loaded: True" in out.stdout, out.stderr
 
 
-# ---------------------------------------------------------------- the README's examples
+# ---------------------------------------------------------------- the documented examples
 
-README = Path(__file__).resolve().parents[3] / "README.md"
-#: Smaller budgets for the README's first arena (the same commands, in seconds, not minutes).
+CLI_DOC = Path(__file__).resolve().parents[3] / "docs" / "cli.md"
+#: Smaller budgets for the first arena of docs/cli.md (the same commands, in seconds, not minutes).
 QUICKER = {"iterations=500": "iterations=20", "depth=2": "depth=1", "--games 40": "--games 12"}
 
 
-def readme_arena_lines() -> list[str]:
-    """The README's `gallerist arena` and `gallerist replay` lines, in order."""
-    section = README.read_text().split("### Service, arena, replay", 1)[1].split("```")[1]
+def documented_arena_lines() -> list[str]:
+    """The `gallerist arena` and `gallerist replay` lines of docs/cli.md's "arena and
+    replay" examples, in order."""
+    section = CLI_DOC.read_text().split("\n## arena and replay\n", 1)[1].split("```")[1]
     return [line for line in section.splitlines()
             if line.startswith(("gallerist arena", "gallerist replay"))]
 
 
-def test_the_readme_arena_examples_run_in_order_in_one_folder(tmp_path) -> None:
-    """The README's arena lines, run one after the other in one folder, all succeed: the
+def test_the_documented_arena_examples_run_in_order_in_one_folder(tmp_path) -> None:
+    """The arena lines of docs/cli.md, run one after the other in one folder, all succeed: the
     second arena does not collide with the first's records, which --resume, --summarise
     and replay then read."""
-    lines = readme_arena_lines()
+    lines = documented_arena_lines()
     assert len(lines) >= 5 and sum("--resume arena-games.jsonl" in x for x in lines) == 1
     for line in lines:
         for old, new in QUICKER.items():

@@ -32,7 +32,7 @@ def test_the_packaged_model_loads_and_is_small(path):
 @SHIPPED_FILES
 def test_its_metadata_says_how_it_was_trained(path):
     """The card beside it and the metadata inside it agree: the documented commands
-    (README, "The packaged model") made it."""
+    (docs/training.md, "Rebuilding the packaged models") made it."""
     meta = load_model(path).metadata
     card = json.loads(open(path.replace(".npz", ".card.json"), encoding="utf-8").read())
     assert meta["hyperparameters"] == card["hyperparameters"]
