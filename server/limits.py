@@ -15,7 +15,7 @@ from typing import Any
 from gallerist.ai.calibration.maps import CalibrationError
 from gallerist.ai.learn.model_file import ModelFileError
 from gallerist.ai.bots.base import Bot, Budget
-from gallerist.ai.bots.spec import DEFAULT_BOT, make_bot, parse_spec
+from gallerist.ai.bots.spec import DEFAULT_BOT, declared_options, make_bot, parse_spec
 from gallerist.engine.errors import GalleristError
 
 __all__ = ["Limits", "RequestError", "build_bot", "check_budget", "check_interval",
@@ -108,20 +108,6 @@ class Limits:
         return max(0.0, ms - self.deadline_reserve_ms - self.deadline_reserve_fraction * ms)
 
 
-# Bot options that size the work, and the limit each is held to (None: only finite / > 0).
-_SIZE_OPTIONS: dict[str, str] = {
-    "iterations": "max_iterations",
-    "time_ms": "max_time_ms",
-    "depth": "max_depth",
-    "threads": "max_threads",
-    "max_nodes": "max_nodes",
-    "tt_bits": "max_tt_bits",
-    "playouts": "max_playouts",
-}
-# Float options that divide or scale: they must be finite and positive.
-_POSITIVE_OPTIONS = ("margin_scale", "win_temperature")
-
-
 #: Longest bot spec accepted (the longest useful one is about 150 characters).
 MAX_SPEC_CHARS = 256
 
@@ -156,19 +142,19 @@ def check_spec(spec: str, limits: Limits, *, field: str = "bot_spec") -> tuple[s
         name, opts = parse_spec(spec)
     except ValueError as exc:
         raise RequestError(field, str(exc)) from None
+    declared = declared_options(name)
     for key, value in opts.items():
+        option = declared[key]
         if isinstance(value, float) and not math.isfinite(value):
             raise RequestError(field, f"option {key}={value} must be a finite number")
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
             raise RequestError(field, f"option {key}={value} must be >= 0")
-        if key in _POSITIVE_OPTIONS and value <= 0:
-            raise RequestError(field, f"option {key}={value} must be > 0")
-        if key == "model" and not limits.local and field != "default_bot":
-            raise RequestError(field, "option model: a request cannot name a model file "
-                                      "(the server uses its own: leave model out)")
-        limit_name = _SIZE_OPTIONS.get(key)
-        if limit_name is not None:
-            limit = getattr(limits, limit_name)
+        if option.above is not None and value <= option.above:
+            raise RequestError(field, f"option {key}={value} must be > {option.above:g}")
+        if option.refused and not limits.local and field != "default_bot":
+            raise RequestError(field, f"option {key}: {option.refused}")
+        if option.limit:
+            limit = getattr(limits, option.limit)
             if value > limit:
                 raise RequestError(field, f"option {key}={value} is above {limits.whose} "
                                           f"limit of {limit}")

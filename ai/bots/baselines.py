@@ -11,20 +11,34 @@ from gallerist import engine
 from gallerist.ai.search._evaluation import HeuristicEvaluator, evaluate
 from gallerist.ai.search._greedy import greedy_line, greedy_moves
 from gallerist.ai.bots.base import Analysis, BaseBot, Budget, MoveInfo, decision_player
+from gallerist.ai.bots.options import Option, Options
 from gallerist.engine.actions import action_to_string
 
 
+def _options(bot: str) -> Options:
+    """The options of the greedy and random bots: their reported numbers."""
+    return Options(
+        bot,
+        Option("calibrated", True, "report calibrated numbers (maps of kind static, from "
+               "the static evaluation and the root playouts' win shares); false: raw"),
+        Option("playouts", 100, "games played on from the root by the uniform rollout "
+               "policy for the calibrated numbers, in at most a quarter of a time budget "
+               "(about 10 ms for 100 early in a game; the maps were fitted with 100; 0 "
+               "needs calibrated=false); choose plays none", low=0, high=100_000,
+               limit="max_playouts"))
+
+
 class RandomBot(BaseBot):
-    """Picks a legal action uniformly at random (seeded numpy Generator). Its analysis
-    reports the static evaluation after each move with the win shares of `playouts`
-    root playouts, within a quarter of the time budget (calibration kind "static"; see
-    GreedyBot)."""
+    """Picks a legal move uniformly at random (seeded). Its analysis reports the static
+    evaluation after each move, as greedy's."""
 
     name = "random"
+    OPTIONS = _options(name)
 
-    def __init__(self, *, seed: int = 0, calibrated: bool = True, playouts: int = 100) -> None:
-        self._use_calibration(calibrated)
-        self._use_playouts(playouts)
+    def __init__(self, *, seed: int = 0, **options: Any) -> None:
+        o = self.OPTIONS.resolve(options)
+        self._use_calibration(o["calibrated"])
+        self._use_playouts(o["playouts"])
         self.seed = seed
         self.rng = np.random.default_rng(seed)
 
@@ -58,23 +72,21 @@ class RandomBot(BaseBot):
 
 
 class GreedyBot(BaseBot):
-    """One step of lookahead with the shared evaluation, at the scale of a turn: each
-    legal move is scored by the mover's estimated money margin once the rest of its turn
-    is played by one-step greedy choices (chance outcomes sampled), because most single
-    decisions (a move, a leave) change nothing until the turn's action is done. Ties are
-    broken at random (seeded). The numbers it reports are the static evaluation after
-    each move, calibrated (kind "static") with the win shares of `playouts` games played
-    on from the root by the uniform rollout policy (BaseBot.root_playouts: about 10 ms
-    for 100 early in a game, stopped after a quarter of the time budget, as expectimax's;
-    the maps were fitted with 100); `calibrated=False` gives
-    them raw, and playouts=0 (which needs calibrated=false) plays none. `choose` plays
-    none (it reports nothing)."""
+    """One step of lookahead with the shared evaluation, at the scale of a turn.
+
+    Each legal move is scored by the mover's estimated money margin once the rest of
+    its turn is played by one-step greedy choices (chance outcomes sampled), because
+    most single decisions change nothing until the turn's action is done. Ties are
+    broken at random (seeded). It reports the static evaluation after each move.
+    """
 
     name = "greedy"
+    OPTIONS = _options(name)
 
-    def __init__(self, *, seed: int = 0, calibrated: bool = True, playouts: int = 100) -> None:
-        self._use_calibration(calibrated)
-        self._use_playouts(playouts)
+    def __init__(self, *, seed: int = 0, **options: Any) -> None:
+        o = self.OPTIONS.resolve(options)
+        self._use_calibration(o["calibrated"])
+        self._use_playouts(o["playouts"])
         self.seed = seed
         self._calls = 0
         self._evaluator = HeuristicEvaluator()

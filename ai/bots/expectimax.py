@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import threading
 import time
@@ -13,92 +12,82 @@ from gallerist import engine
 from gallerist.ai.search._evaluation import WIN_TEMPERATURE, Evaluator, HeuristicEvaluator
 from gallerist.ai.search._expectimax import ExpectimaxEngine
 from gallerist.ai.bots.base import MIN_SEARCH_MS, Analysis, BaseBot, Budget, MoveInfo, decision_player
+from gallerist.ai.bots.options import Option, Options
 from gallerist.ai.learn.model_file import check_model_eval, load_evaluator
 from gallerist.engine.actions import action_to_string
 
 
 class ExpectimaxBot(BaseBot):
-    """Expectimax with iterative deepening.
+    """Expectimax with iterative deepening, a transposition table and move ordering.
 
     Depth counts decisions (a turn is several). Chance points are weighted by their
-    probabilities; when one has more than `chance_width` outcomes, `chance_width` outcomes
-    are drawn by probability and averaged (a documented approximation). Leaves use the
-    shared evaluation (each player's estimated final money). With several players each
-    decision maximises the mover's own entry (max^n, no pruning: the values are not
-    constant-sum, so shallow pruning would be unsound). With two players the search runs
-    alpha-beta on the money margin (a zero-sum value, so the cut-offs are sound), with the
-    window reset below chance points. A transposition table keyed by a 64-bit state hash
-    stores values and best moves; the best move is searched first (move ordering) and
-    root moves are ordered by the previous iteration.
+    probabilities (or sampled, past `chance_width` outcomes); leaves take the shared
+    evaluation, or a trained network's money. Each decision maximises the mover's own
+    entry (max^n); with two players alpha-beta prunes on the money margin.
 
     Args:
-        evaluator: the leaf estimate, an ai.search._evaluation.Evaluator object (not a spec
-            option: the first argument, or by keyword); it replaces win_temperature.
-            None: ai.search._evaluation.HeuristicEvaluator with win_temperature, or with
-            eval=model the network.
+        evaluator: the leaf estimate (ai.search._evaluation.Evaluator), in place of the
+            heuristic with win_temperature.
         seed: seed of the chance sampling.
-        depth: maximum depth.
-        time_ms: time budget; deepening stops when it runs out and the last complete
-            depth is reported (0 = search to `depth`).
-        chance_width: the most outcomes enumerated at a chance point.
-        tt_bits: log2 of the transposition table size.
-        alpha_beta: two players: prune by alpha-beta on the money margin.
-        win_temperature: $ scale of the softmax from money to the raw win chances.
-        eval: the horizon's estimate: "heuristic" or "model" (the money head of a trained
-            network, ai.search._model.ModelEvaluator; the search backs up money only).
-        model: eval=model's model file ("" = the packaged ai/models/default.npz; an error
-            when the package has none). Read and checked when the bot is made: a
-            missing, corrupt or mismatched file is a ModelFileError naming it.
-        calibrated: report calibrated numbers (ai.calibration.maps, kind "expectimax": the
-            searched money vector with the root playouts' win shares); False: the
-            searched money and its softmax. eval=model has no map of its own yet and
-            needs calibrated=false.
-        playouts: games played on from the root by the uniform rollout policy before the
-            search, whose win shares the calibrated numbers are mapped from with the
-            searched money (BaseBot.root_playouts; the maps were fitted with 100). They
-            take at most a quarter of a time budget, the search the rest; 0 (needs
-            calibrated=false) plays none. `choose` plays none (it reports nothing).
+        **options: the options declared in `OPTIONS` (docs/bots.md).
     """
 
     name = "expectimax"
     calibration_kind = "expectimax"
 
-    def __init__(self, evaluator: Evaluator | None = None, *, seed: int = 0, depth: int = 2,
-                 time_ms: float = 0.0, chance_width: int = 6, tt_bits: int = 18,
-                 alpha_beta: bool = True, win_temperature: float = WIN_TEMPERATURE,
-                 eval: str = "heuristic", model: str = "", calibrated: bool = True,
-                 playouts: int = 100) -> None:
-        if not 1 <= depth <= 64:
-            raise ValueError(f"expectimax option depth must be 1..64, got {depth}")
-        if not math.isfinite(time_ms) or time_ms < 0:
-            raise ValueError(f"expectimax option time_ms must be >= 0, got {time_ms}")
-        if not math.isfinite(win_temperature) or win_temperature <= 0:
-            raise ValueError(f"expectimax option win_temperature must be > 0, got {win_temperature}")
-        if not 1 <= chance_width <= 64 or not 10 <= tt_bits <= 26:
-            raise ValueError("expectimax options out of range: chance_width 1..64, tt_bits 10..26")
-        if eval not in ("heuristic", "model"):
-            raise ValueError(f"expectimax option eval must be 'heuristic' or 'model', got {eval!r}")
-        if model and eval != "model":
-            raise ValueError("expectimax option model needs eval=model")
-        if eval == "model":
-            check_model_eval("expectimax", calibrated, evaluator)
-        self._use_calibration(calibrated)
-        self._use_playouts(playouts)
+    OPTIONS = Options(
+        name,
+        Option("depth", 2, "maximum depth, in decisions", low=1, high=64, limit="max_depth"),
+        Option("time_ms", 0.0, "time budget in ms: deepening stops when it runs out and "
+               "the last complete depth is reported (0: search to depth)", low=0,
+               limit="max_time_ms"),
+        Option("chance_width", 6, "the most outcomes enumerated at a chance point; past "
+               "it this many are drawn by probability and averaged", low=1, high=64),
+        Option("tt_bits", 18, "log2 of the transposition table's entries (32 bytes each)",
+               low=10, high=26, limit="max_tt_bits"),
+        Option("alpha_beta", True, "two players: prune by alpha-beta on the money margin "
+               "(zero-sum, so the cut-offs are sound)"),
+        Option("win_temperature", WIN_TEMPERATURE, "$ scale of the softmax from money to "
+               "the raw win chances", above=0, applies="eval=heuristic"),
+        Option("eval", "heuristic", "the horizon's estimate: the shared evaluation, or the "
+               "money head of a trained network (the search backs up money only)",
+               choices=("heuristic", "model")),
+        Option("model", "", "the model file of eval=model (\"\": the packaged "
+               "ai/models/default.npz), read and checked when the bot is made",
+               says="a model file", needs=("eval=model",),
+               refused="a request cannot name a model file (the server uses its own: "
+                       "leave model out)"),
+        Option("calibrated", True, "report calibrated numbers (maps of kind expectimax, "
+               "from the searched money and the root playouts' win shares; false: the "
+               "searched money and its softmax); eval=model has no map yet and needs false"),
+        Option("playouts", 100, "games played on from the root by the uniform rollout "
+               "policy for the calibrated numbers, in at most a quarter of a time budget "
+               "(the maps were fitted with 100; 0 needs calibrated=false)",
+               low=0, high=100_000, limit="max_playouts"),
+    )
+
+    def __init__(self, evaluator: Evaluator | None = None, *, seed: int = 0,
+                 **options: Any) -> None:
+        o = self.OPTIONS.resolve(options)
+        if o["eval"] == "model":
+            check_model_eval("expectimax", o["calibrated"], evaluator)
+        self._use_calibration(o["calibrated"])
+        self._use_playouts(o["playouts"])
         self.seed = seed
-        self.depth = depth
-        self.time_ms = time_ms
-        self.win_temperature = win_temperature
-        self._eval = eval
-        if eval == "model":
-            evaluator = load_evaluator(model, value=True)
+        self.depth = o["depth"]
+        self.time_ms = o["time_ms"]
+        self.win_temperature = o["win_temperature"]
+        self._eval = o["eval"]
+        if o["eval"] == "model":
+            evaluator = load_evaluator(o["model"], value=True)
         elif evaluator is None:
-            evaluator = HeuristicEvaluator(win_temperature=win_temperature)
+            evaluator = HeuristicEvaluator(win_temperature=o["win_temperature"])
         elif not isinstance(evaluator, Evaluator):
             raise ValueError(f"expectimax evaluator must be an Evaluator, "
                              f"got {type(evaluator).__name__}")
         self.evaluator = evaluator
-        self._engine = ExpectimaxEngine(evaluator, chance_width=chance_width, tt_bits=tt_bits,
-                                        alpha_beta=alpha_beta)
+        self._engine = ExpectimaxEngine(evaluator, chance_width=o["chance_width"],
+                                        tt_bits=o["tt_bits"], alpha_beta=o["alpha_beta"])
         self._stop_requested = False
         self._lock = threading.Lock()
 

@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from gallerist import engine
@@ -14,6 +13,7 @@ from gallerist.ai.search._evaluation import WIN_TEMPERATURE, Evaluator, Heuristi
 from gallerist.ai.search._mcts import MctsEngine
 from gallerist.ai.search._rollout import POLICIES, RolloutEvaluator
 from gallerist.ai.bots.base import MIN_SEARCH_MS, Analysis, BaseBot, Budget, MoveInfo, decision_player
+from gallerist.ai.bots.options import Option, Options
 from gallerist.ai.learn.model_file import (
     auto_priors, check_model_eval, default_model_present, load_evaluator,
 )
@@ -21,93 +21,20 @@ from gallerist.engine.actions import action_to_string
 
 
 class MctsBot(BaseBot):
-    """Monte Carlo tree search.
+    """Monte Carlo tree search: UCT, or PUCT with a trained network's policy as prior.
 
-    Each iteration works on a resample of what the player to move cannot see (the
-    opponents' Curator and Art Dealer cards), never on the true cards. Chance points are
-    sampled by their probabilities. A leaf is played out (uniformly at random, or with the
-    cheap heuristic policy) to the end or to `cutoff` decisions, where the shared
-    evaluation estimates each player's final money: that leaf estimate is an Evaluator
-    (ai.search._rollout.RolloutEvaluator around ai.search._evaluation.HeuristicEvaluator), built from
-    the options unless one is passed in.
-
-    With `eval=model` the leaf estimate is a trained network (ai.search._model.ModelEvaluator,
-    a model file: ai/learn/model_file.py) instead: its money and win-share heads, after
-    `rollout_steps` rollout decisions (0: at the leaf itself; a new decision-point leaf
-    is then expanded at once, its priors and value from one forward pass). With
-    `prior=model`, decision points select by PUCT, Q + c_puct * P * sqrt(N) / (1 + n),
-    P the network's policy over the legal moves (stored per child when a node is
-    expanded, from that iteration's determinization) and an unvisited child's Q the
-    node's own mean reward; chance points are sampled as with UCT. With `prior=auto`
-    (the service's and the CLI's default bot, ai.bots.spec.DEFAULT_BOT) PUCT is used where a
-    model was trained: at the player counts of its training games (its metadata; all
-    counts when the metadata does not say), UCT at the others, and UCT everywhere when
-    there is no model (no `model`, no $GALLERIST_MODEL, no packaged file). Naming no
-    model, it takes each count's prior from the packaged models (ai/models/default.npz
-    first, then the other files there: default-1p.npz solo, default-3p.npz at 3 players:
-    ai.learn.model_file.auto_priors). The model file
-    (`model`, default $GALLERIST_MODEL or the packaged ai/models/default.npz:
-    ai.learn.model_file.model_path) is read and checked when the
-    bot is made: a missing, corrupt or mismatched file is a ModelFileError (a
-    ValueError) naming the file and the mismatch, never an error inside the search.
-
-    Rewards, per player, in [0, 1]: (1 - margin_weight) * win share + margin_weight *
-    (0.5 + 0.5 tanh(margin / margin_scale)), where the win share is 1/k for k tied winners
-    at the end (a softmax of the estimated money at a cut-off) and the margin is the
-    player's money minus the best other player's. Each node keeps the sum of every
-    player's reward, and each player picks by its own entry (UCT, constant `c`). Solo
-    (one player against Lacerda, nobody to beat) the reward is a logistic of the score:
-    0.5 + 0.5 tanh((money - solo_reference) / solo_scale).
-
-    With threads > 1 the search is root-parallel: one tree per thread, the GIL released,
-    root statistics summed. With `reuse`, consecutive calls on the same game continue the
-    subtree of the new state when it lies below the previous root (same player to move).
+    Each iteration works on a fresh resample of the cards the player to move cannot see;
+    chance points are sampled by their probabilities. A leaf is valued by a rollout and
+    the shared evaluation, a trained network, or both (`eval`). Rewards are a mix of the
+    win share and the money margin per player (a logistic of the score solo); each
+    player picks by its own entry. Threads search root-parallel, one tree each.
 
     Args:
-        evaluator: the leaf estimate, an ai.search._evaluation.Evaluator object (not a spec
-            option: the first argument, or by keyword); it replaces rollout, cutoff and
-            win_temperature. None: built from those options.
-        seed: seed of every random choice; same seed, state and budget (single thread,
-            iteration budget) give the same analysis.
-        iterations: default iteration budget (0: none of its own; with neither it nor
-            time_ms set, 1000 iterations).
-        time_ms: default time budget (0 = none).
-        threads: search threads.
-        c: UCT exploration constant.
-        rollout: "random", "heuristic" or "model" (moves drawn from the network's
-            policy, its priors ** (1 / rollout_temperature): one forward pass a rollout
-            decision).
-        rollout_temperature: rollout=model: the temperature of its draws (> 0).
-        rollout_model_steps: rollout=model: only the first this many rollout decisions
-            are drawn from the policy, the rest uniformly (0: all of them).
-        cutoff: eval=rollout: rollout length in decisions before evaluating (0 = play to
-            the end).
-        eval: the leaf estimate: "rollout" (above), "model" (the network) or "mix"
-            (model_weight * the network + (1 - model_weight) * the rollout, AlphaGo's
-            mixed leaf value: a playout and one forward pass per leaf).
-        model_weight: eval=mix: the network's share of the leaf value, in [0, 1].
-        rollout_steps: eval=model: rollout decisions before asking the network (0 = none).
-        prior: "none" (UCT, constant c), "model" (PUCT with the network's policy) or
-            "auto" (PUCT at the player counts the model was trained on, or without
-            `model` each packaged model at its own counts; UCT otherwise).
-        c_puct: PUCT's constant (prior=model).
-        fpu_reduction: PUCT's first-play urgency: an unvisited move's value is its
-            node's mean reward less fpu_reduction * sqrt(the priors of the moves already
-            visited) (Leela Zero); 0 (the default): the node's mean reward.
-        model: the model file of eval=model, eval=mix and prior=model/auto ("" =
-            $GALLERIST_MODEL, else the packaged ai/models/default.npz; an error when
-            neither is there, except for prior=auto, which then searches by UCT).
-        margin_weight, margin_scale, win_temperature: the reward mix (above).
-        solo_reference, solo_scale: the solo reward (above), in $.
-        reuse: keep the tree between calls.
-        max_nodes: nodes per tree.
-        calibrated: report calibrated numbers (ai.calibration.maps, kind "mcts": a move's mean
-            win share and money over its visits; "static" for unvisited moves); False:
-            the raw means. prior=model/auto keeps these maps (the statistics are still
-            rollout means; the maps were fitted on UCT's, and bench/calibration.py
-            scores the default bot through them). eval=model has no map of its
-            own yet: it needs calibrated=false (the network's estimates, raw), and a
-            bot made without it is refused rather than report them as calibrated.
+        evaluator: the leaf estimate (ai.search._evaluation.Evaluator), in place of the
+            one built from rollout, cutoff and win_temperature.
+        seed: seed of every random choice (one thread and an iteration budget: the same
+            analysis again).
+        **options: the options declared in `OPTIONS` (docs/bots.md).
     """
 
     name = "mcts"
@@ -115,92 +42,83 @@ class MctsBot(BaseBot):
     #: Iterations of a search whose budget has neither iterations nor a time limit.
     FALLBACK_ITERATIONS = 1000
 
+    # `says` keeps the wording these options' errors have always had
+    OPTIONS = Options(
+        name,
+        Option("iterations", 0, "iteration budget of a call that gives none (0: none of "
+               "its own; with neither it nor time_ms, 1000)", low=0, limit="max_iterations"),
+        Option("time_ms", 0.0, "time budget in ms of a call that gives none (0: none)",
+               low=0, limit="max_time_ms"),
+        Option("threads", 1, "search threads: one tree each, root statistics summed",
+               low=1, high=64, limit="max_threads"),
+        Option("c", 0.7, "UCT's exploration constant", low=0),
+        Option("rollout", "random", "how rollouts play: uniformly at random, by the cheap "
+               "heuristic policy, or drawn from the network's policy (one forward pass a "
+               "decision)", choices=POLICIES, says=f"one of {', '.join(POLICIES)}"),
+        Option("rollout_temperature", 1.0, "temperature of rollout=model's draws: the "
+               "priors ** (1 / rollout_temperature)", above=0, needs=("rollout=model",)),
+        Option("rollout_model_steps", 0, "only this many first rollout decisions are "
+               "drawn from the policy, the rest uniformly (0: all)", low=0,
+               needs=("rollout=model",)),
+        Option("cutoff", 0, "rollout length in decisions before the leaf is evaluated "
+               "(0: to the end of the game)", low=0, applies="eval=rollout or eval=mix"),
+        Option("eval", "rollout", "the leaf value: a rollout, the network's money and "
+               "win-share heads, or model_weight x the network + the rest x a rollout "
+               "(AlphaGo's mixed value)", choices=("rollout", "model", "mix")),
+        Option("rollout_steps", 0, "rollout decisions before asking the network (0: at "
+               "the leaf itself)", low=0, needs=("eval=model",)),
+        Option("prior", "none", "selection: UCT (none), PUCT with the network's policy "
+               "(model), or PUCT at the player counts the model was trained on and UCT "
+               "elsewhere (auto: without model, each packaged model at its own counts)",
+               choices=("none", "model", "auto")),
+        Option("model_weight", 0.5, "the network's share of eval=mix's leaf value",
+               low=0, high=1, says="in [0, 1]", needs=("eval=mix",)),
+        Option("c_puct", 1.5, "PUCT's constant: Q + c_puct * P * sqrt(N) / (1 + n)", low=0,
+               applies="prior=model or prior=auto"),
+        Option("fpu_reduction", 0.0, "first-play urgency: an unvisited move is worth its "
+               "node's mean reward less this x sqrt(the priors of the visited moves) "
+               "(Leela Zero; 0: the node's mean)", low=0, high=1,
+               needs=("prior=model", "prior=auto")),
+        Option("model", "", "the model file (\"\": $GALLERIST_MODEL, else the packaged "
+               "ai/models/default.npz; prior=auto then falls back to UCT), read and "
+               "checked when the bot is made", says="a model file",
+               needs=("eval=model", "eval=mix", "prior=model", "prior=auto", "rollout=model"),
+               refused="a request cannot name a model file (the server uses its own: "
+                       "leave model out)"),
+        Option("margin_weight", 0.25, "the reward's share from the money margin over the "
+               "best other player; the rest is the win share", low=0, high=1),
+        Option("margin_scale", 20.0, "$ scale of the margin's reward: 0.5 + 0.5 "
+               "tanh(margin / margin_scale)", above=0),
+        Option("win_temperature", WIN_TEMPERATURE, "$ scale of the softmax from the "
+               "estimated money to win shares at a cut-off", above=0,
+               applies="eval=rollout or eval=mix"),
+        Option("solo_reference", 150.0, "solo reward: 0.5 + 0.5 tanh((money - "
+               "solo_reference) / solo_scale), in $"),
+        Option("solo_scale", 50.0, "$ scale of the solo reward", above=0),
+        Option("reuse", True, "keep the tree between calls on the same game (the subtree "
+               "of the new state, when it lies below the previous root)"),
+        Option("max_nodes", 2_000_000, "nodes per tree", low=1000, limit="max_nodes"),
+        Option("calibrated", True, "report calibrated numbers (maps of kind mcts; false: "
+               "the raw means); eval=model and eval=mix have no map yet and need false"),
+    )
+
     def __init__(self, evaluator: Evaluator | None = None, *, seed: int = 0,
-                 iterations: int = 0, time_ms: float = 0.0, threads: int = 1, c: float = 0.7,
-                 rollout: str = "random", rollout_temperature: float = 1.0,
-                 rollout_model_steps: int = 0, cutoff: int = 0,
-                 eval: str = "rollout", rollout_steps: int = 0, prior: str = "none",
-                 model_weight: float = 0.5,
-                 c_puct: float = 1.5, fpu_reduction: float = 0.0, model: str = "",
-                 margin_weight: float = 0.25, margin_scale: float = 20.0,
-                 win_temperature: float = WIN_TEMPERATURE, solo_reference: float = 150.0,
-                 solo_scale: float = 50.0, reuse: bool = True,
-                 max_nodes: int = 2_000_000, calibrated: bool = True) -> None:
-        if rollout not in POLICIES:
-            raise ValueError(f"mcts option rollout must be one of {', '.join(POLICIES)}, "
-                             f"got {rollout!r}")
-        if not (math.isfinite(rollout_temperature) and rollout_temperature > 0):
-            raise ValueError(f"mcts option rollout_temperature must be a finite number > 0, "
-                             f"got {rollout_temperature}")
-        if rollout_temperature != 1.0 and rollout != "model":
-            raise ValueError(f"mcts option rollout_temperature needs rollout=model, "
-                             f"got rollout={rollout}")
-        if rollout_model_steps < 0 or (rollout_model_steps and rollout != "model"):
-            raise ValueError(f"mcts option rollout_model_steps must be >= 0 and needs "
-                             f"rollout=model, got {rollout_model_steps} with rollout={rollout}")
-        if eval not in ("rollout", "model", "mix"):
-            raise ValueError(f"mcts option eval must be 'rollout', 'model' or 'mix', got {eval!r}")
-        if not 0 <= model_weight <= 1:
-            raise ValueError(f"mcts option model_weight must be in [0, 1], got {model_weight}")
-        if model_weight != 0.5 and eval != "mix":
-            raise ValueError(f"mcts option model_weight needs eval=mix, got eval={eval}")
-        if prior not in ("none", "model", "auto"):
-            raise ValueError(f"mcts option prior must be 'none', 'model' or 'auto', got {prior!r}")
-        if rollout_steps < 0 or (rollout_steps and eval != "model"):
-            raise ValueError(f"mcts option rollout_steps must be >= 0 and needs eval=model, "
-                             f"got {rollout_steps} with eval={eval}")
-        if not math.isfinite(c_puct) or c_puct < 0:
-            raise ValueError(f"mcts option c_puct must be a finite number >= 0, got {c_puct}")
-        if not (math.isfinite(fpu_reduction) and 0 <= fpu_reduction <= 1):
-            raise ValueError(f"mcts option fpu_reduction must be a number in [0, 1], "
-                             f"got {fpu_reduction}")
-        if fpu_reduction and prior == "none":
-            raise ValueError("mcts option fpu_reduction needs prior=model or prior=auto")
-        if model and eval == "rollout" and prior == "none" and rollout != "model":
-            raise ValueError("mcts option model needs eval=model, eval=mix, prior=model, "
-                             "prior=auto or rollout=model")
-        if eval != "rollout":
-            check_model_eval("mcts", calibrated, evaluator, option=f"eval={eval}")
-        if not 1 <= threads <= 64:
-            raise ValueError(f"mcts option threads must be 1..64, got {threads}")
-        for key, value in (("c", c), ("time_ms", time_ms), ("margin_weight", margin_weight),
-                           ("margin_scale", margin_scale), ("win_temperature", win_temperature),
-                           ("solo_reference", solo_reference), ("solo_scale", solo_scale)):
-            if not math.isfinite(value):
-                raise ValueError(f"mcts option {key} must be a finite number, got {value}")
-        if iterations < 0 or time_ms < 0:
-            raise ValueError("mcts options iterations and time_ms must be >= 0")
-        if c < 0 or cutoff < 0 or max_nodes < 1000 or not 0 <= margin_weight <= 1:
-            raise ValueError("mcts options out of range: c >= 0, cutoff >= 0, max_nodes >= 1000, "
-                             "0 <= margin_weight <= 1")
-        if margin_scale <= 0 or win_temperature <= 0 or solo_scale <= 0:
-            raise ValueError("mcts options margin_scale, win_temperature and solo_scale "
-                             "must be > 0")
-        self._use_calibration(calibrated)
+                 **options: Any) -> None:
+        o = self.OPTIONS.resolve(options)
+        leaf, prior, rollout, model = o["eval"], o["prior"], o["rollout"], o["model"]
+        if leaf != "rollout":
+            check_model_eval("mcts", o["calibrated"], evaluator, option=f"eval={leaf}")
+        self._use_calibration(o["calibrated"])
         self.seed = seed
-        self.iterations = iterations
-        self.time_ms = time_ms
-        self.threads = threads
-        self.reuse = reuse
-        wants = eval != "rollout" or prior == "model" or rollout == "model" or (
+        self.iterations, self.time_ms = o["iterations"], o["time_ms"]
+        self.threads, self.reuse = o["threads"], o["reuse"]
+        wants = leaf != "rollout" or prior == "model" or rollout == "model" or (
             prior == "auto" and (bool(model) or default_model_present()))
-        network = load_evaluator(model, value=eval != "rollout") if wants else None
-        playing = dict(policy=rollout, network=network if rollout == "model" else None,
-                       temperature=rollout_temperature, model_steps=rollout_model_steps)
-        if eval == "model":
-            evaluator = network if not rollout_steps else RolloutEvaluator(
-                network, cutoff=rollout_steps, **playing)
-        elif evaluator is None:
-            evaluator = RolloutEvaluator(HeuristicEvaluator(win_temperature=win_temperature),
-                                         cutoff=cutoff, **playing)
-            if eval == "mix":
-                evaluator = MixEvaluator(network, evaluator, weight=model_weight)
-        elif not isinstance(evaluator, Evaluator):
-            raise ValueError(f"mcts evaluator must be an Evaluator, got {type(evaluator).__name__}")
-        self.evaluator = evaluator
+        network = load_evaluator(model, value=leaf != "rollout") if wants else None
+        self.evaluator = self._leaf_value(evaluator, network, o)
         self.network = network
         # the network's value or rollout policy is in use (its prior: _priors)
-        self._network_used = network is not None and (eval != "rollout" or rollout == "model")
+        self._network_used = network is not None and (leaf != "rollout" or rollout == "model")
         # the prior of each player count that searches by PUCT (none: UCT)
         self._priors: dict[int, Any] = {}
         if prior == "model":
@@ -213,15 +131,33 @@ class MctsBot(BaseBot):
         if len(self._priors) < 4:
             priors[id(None)] = None
         self._engines = {
-            key: MctsEngine(threads, evaluator, c=c, c_puct=c_puct,
-                            fpu_reduction=fpu_reduction, prior=p,
-                            max_nodes=max_nodes, margin_weight=margin_weight,
-                            margin_scale=margin_scale, solo_reference=solo_reference,
-                            solo_scale=solo_scale)
+            key: MctsEngine(o["threads"], self.evaluator, c=o["c"], c_puct=o["c_puct"],
+                            fpu_reduction=o["fpu_reduction"], prior=p, max_nodes=o["max_nodes"],
+                            margin_weight=o["margin_weight"], margin_scale=o["margin_scale"],
+                            solo_reference=o["solo_reference"], solo_scale=o["solo_scale"])
             for key, p in priors.items()}
         self._calls = 0
         self._stop_requested = False
         self._lock = threading.Lock()
+
+    @staticmethod
+    def _leaf_value(evaluator: Evaluator | None, network: Any, o: Mapping[str, Any]) -> Evaluator:
+        """The leaf estimate: `evaluator` when given, else built from the options `o`."""
+        playing = dict(policy=o["rollout"], network=network if o["rollout"] == "model" else None,
+                       temperature=o["rollout_temperature"], model_steps=o["rollout_model_steps"])
+        if o["eval"] == "model":
+            if not o["rollout_steps"]:
+                return network  # type: ignore[no-any-return]
+            return RolloutEvaluator(network, cutoff=o["rollout_steps"], **playing)
+        if evaluator is None:
+            heuristic = HeuristicEvaluator(win_temperature=o["win_temperature"])
+            built = RolloutEvaluator(heuristic, cutoff=o["cutoff"], **playing)
+            if o["eval"] == "mix":
+                return MixEvaluator(network, built, weight=o["model_weight"])
+            return built
+        if not isinstance(evaluator, Evaluator):
+            raise ValueError(f"mcts evaluator must be an Evaluator, got {type(evaluator).__name__}")
+        return evaluator
 
     def stop(self) -> None:
         """Ask a running search to stop soon (it returns what it has). The request

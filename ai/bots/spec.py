@@ -7,12 +7,12 @@ command line and the service all build their bots here.
 from __future__ import annotations
 
 import functools
-import inspect
-from typing import Any, Callable
+from typing import Any
 
 from gallerist.ai.bots.baselines import GreedyBot, RandomBot
 from gallerist.ai.bots.expectimax import ExpectimaxBot
 from gallerist.ai.bots.mcts import MctsBot
+from gallerist.ai.bots.options import Options, option_text
 from gallerist.ai.interop.openspiel_bots import OpenSpielMctsBot, OpenSpielRandomBot
 
 #: The bot of the service and the command line when none is named: MCTS with a packaged
@@ -21,7 +21,8 @@ from gallerist.ai.interop.openspiel_bots import OpenSpielMctsBot, OpenSpielRando
 #: there is no model: ai.bots.mcts.MctsBot, prior=auto).
 DEFAULT_BOT = "mcts:prior=auto"
 
-BOTS: dict[str, Callable[..., Any]] = {
+#: The bots by name; each class declares its options in `OPTIONS` (ai.bots.options).
+BOTS: dict[str, Any] = {
     "mcts": MctsBot,
     "expectimax": ExpectimaxBot,
     "greedy": GreedyBot,
@@ -51,13 +52,18 @@ def _convert(bot: str, key: str, text: str, default: Any) -> Any:
         raise ValueError(f"{bot} option {key}={text!r}: expected {kind.__name__}") from None
 
 
-def bot_options(name: str) -> dict[str, Any]:
-    """The options a bot takes, with their defaults."""
+def declared_options(name: str) -> Options:
+    """The options bot `name` declares: its class's `OPTIONS`, or none when it has no
+    such attribute (ValueError naming an unknown bot)."""
     if name not in BOTS:
         raise ValueError(f"unknown bot {name!r}; known bots: {', '.join(sorted(BOTS))}")
-    sig = inspect.signature(BOTS[name].__init__)
-    return {p.name: p.default for p in sig.parameters.values()
-            if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name != "seed"}
+    declared = getattr(BOTS[name], "OPTIONS", None)
+    return declared if isinstance(declared, Options) else Options(name)
+
+
+def bot_options(name: str) -> dict[str, Any]:
+    """The options a bot takes, with their defaults, in their declared order."""
+    return dict(declared_options(name).defaults)
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -71,22 +77,20 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 @functools.lru_cache(maxsize=512)
 def _parse(spec: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
-    """`parse_spec`, remembered: it inspects the bot's signature, which costs about
-    0.1 ms, and a service is sent the same few specs again and again. Errors are not
-    cached."""
+    """`parse_spec`, remembered: a service is sent the same few specs again and again.
+    Errors are not cached."""
     name, _, rest = spec.strip().partition(":")
     name = name.strip().lower()
-    defaults = bot_options(name)
+    declared = declared_options(name)
     opts: dict[str, Any] = {}
     for item in filter(None, (x.strip() for x in rest.split(","))):
         key, eq, value = item.partition("=")
         key = key.strip()
         if not eq:
             raise ValueError(f"{name} option {key!r} needs a value (key=value)")
-        if key not in defaults:
-            raise ValueError(f"unknown option {key!r} for bot {name!r}; "
-                             f"known: {', '.join(sorted(defaults)) or 'none'}")
-        opts[key] = _convert(name, key, value.strip(), defaults[key])
+        if key not in declared:
+            raise ValueError(declared.unknown(key))
+        opts[key] = _convert(name, key, value.strip(), declared[key].default)
     return name, tuple(opts.items())
 
 
@@ -108,17 +112,11 @@ def make_bot(spec: str, seed: int = 0) -> Any:
         raise ValueError(f"bad options for bot {name!r}: {exc}") from None
 
 
-def _option_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return repr(value) if isinstance(value, float) else str(value)
-
-
 def resolved_spec(spec: str, bot: Any, num_players: int) -> str:
     """The spec of `bot` (made from `spec`) as it searches a `num_players` game: every
-    option written out, defaults included, in the bot's own order, and what it chooses
-    by player count (`BaseBot.resolved_options`: the default bot's prior=auto as
-    prior=model with the model's file name, or prior=none), e.g.
+    option written out, defaults included, in the order the bot declares them, and what
+    it chooses by player count (`BaseBot.resolved_options`: the default bot's prior=auto
+    as prior=model with the model's file name, or prior=none), e.g.
     "greedy:calibrated=true,playouts=100". A spec of no bot of BOTS (remote:...) is
     returned as given. `parse_spec` reads the result."""
     try:
@@ -129,7 +127,7 @@ def resolved_spec(spec: str, bot: Any, num_players: int) -> str:
     resolve = getattr(bot, "resolved_options", None)
     if resolve is not None:
         options = resolve(options, num_players)
-    return name + ":" + ",".join(f"{k}={_option_text(v)}" for k, v in options.items())
+    return name + ":" + ",".join(f"{k}={option_text(v)}" for k, v in options.items())
 
 
 def model_used(bot: Any, num_players: int) -> str:

@@ -19,6 +19,7 @@ from typing import Any
 from gallerist import engine
 from gallerist.ai.bots.base import (Analysis, BaseBot, Budget, MoveInfo, MoveRestrictionError,
                               decision_player)
+from gallerist.ai.bots.options import Option, Options
 from gallerist.engine.actions import action_to_string
 
 ActionId = int
@@ -61,50 +62,45 @@ def _evaluated_move(state: engine.GameState, player: int, action: ActionId, **fi
 class OpenSpielMctsBot(BaseBot):
     """OpenSpiel's MCTS (UCT, random-rollout evaluator) on one determinization.
 
-    ``impl="cpp"`` (default) runs OpenSpiel's C++ ``MCTSBot.mcts_search`` with its C++
-    ``RandomRolloutEvaluator``; the C++ ``step`` is not used because it releases the GIL
-    and then calls back into our Python game (a segfault). ``impl="python"`` runs
-    ``open_spiel.python.algorithms.mcts.MCTSBot`` with its Python
-    ``RandomRolloutEvaluator`` (no time limit there). Both back up the terminal returns
-    (1/k per winner) and choose by OpenSpiel's own rule (``best_child``: proven outcome,
-    then visits, then reward). A decision with a single legal move returns it without
-    searching.
-
-    Args:
-        seed: seed of the determinization and of OpenSpiel's random numbers.
-        simulations: MCTS simulations per move (the default iteration budget).
-        time_ms: wall time per move instead (impl="cpp" only; 0 = use simulations).
-        uct_c: UCT exploration constant (returns lie in [0, 1]).
-        rollouts: random rollouts per leaf evaluation.
-        solve: back up proven outcomes (MCTS-Solver), OpenSpiel's default.
-        impl: "cpp" or "python".
-        max_memory_mb: the C++ tree's memory bound (it garbage-collects beyond it).
+    ``impl="cpp"`` runs OpenSpiel's C++ ``MCTSBot.mcts_search`` (not its ``step``, which
+    releases the GIL and then calls back into our Python game), ``impl="python"``
+    OpenSpiel's Python ``MCTSBot``. Both back up the terminal returns (1/k per winner)
+    and choose by OpenSpiel's ``best_child``; a single legal move is returned without
+    searching. `seed` seeds the determinization and OpenSpiel's random numbers; the
+    options are declared in `OPTIONS` (docs/bots.md).
 
     Raises:
         ValueError: an option out of range, or OpenSpiel not installed.
     """
 
     name = "openspiel-mcts"
+    OPTIONS = Options(
+        name,
+        Option("simulations", 1000, "MCTS simulations per move (the default iteration "
+               "budget)", low=2),
+        Option("time_ms", 0.0, "wall time per move instead, ms (0: use simulations)", low=0,
+               needs=("impl=cpp",), because="impl=python has no time limit: use simulations",
+               limit="max_time_ms"),
+        Option("uct_c", 1.4, "UCT's exploration constant (returns lie in [0, 1])", low=0),
+        Option("rollouts", 1, "random rollouts per leaf evaluation", low=1),
+        Option("solve", True, "back up proven outcomes (MCTS-Solver), OpenSpiel's default"),
+        Option("impl", "cpp", "OpenSpiel's C++ search or its Python one",
+               choices=("cpp", "python")),
+        Option("max_memory_mb", 1000, "the C++ tree's memory bound (it garbage-collects "
+               "beyond it)", low=1),
+    )
 
-    def __init__(self, *, seed: int = 0, simulations: int = 1000, time_ms: float = 0.0,
-                 uct_c: float = 1.4, rollouts: int = 1, solve: bool = True, impl: str = "cpp",
-                 max_memory_mb: int = 1000) -> None:
-        if impl not in ("cpp", "python"):
-            raise ValueError(f"openspiel-mcts option impl must be 'cpp' or 'python', got {impl!r}")
-        if simulations < 2 or rollouts < 1 or uct_c < 0 or time_ms < 0 or max_memory_mb < 1:
-            raise ValueError("openspiel-mcts options out of range: simulations >= 2, rollouts >= 1, "
-                             "uct_c >= 0, time_ms >= 0, max_memory_mb >= 1")
-        if impl == "python" and time_ms > 0:
-            raise ValueError("openspiel-mcts impl=python has no time limit: use simulations, or impl=cpp")
+    def __init__(self, *, seed: int = 0, **options: Any) -> None:
+        o = self.OPTIONS.resolve(options)
         self._og = _require_openspiel(self.name)
         self.seed = seed
-        self.simulations = simulations
-        self.time_ms = time_ms
-        self.uct_c = uct_c
-        self.rollouts = rollouts
-        self.solve = solve
-        self.impl = impl
-        self.max_memory_mb = max_memory_mb
+        self.simulations = o["simulations"]
+        self.time_ms = o["time_ms"]
+        self.uct_c = o["uct_c"]
+        self.rollouts = o["rollouts"]
+        self.solve = o["solve"]
+        self.impl = o["impl"]
+        self.max_memory_mb = o["max_memory_mb"]
         self._games: dict[int, Any] = {}
         self._calls = 0
 
@@ -227,16 +223,15 @@ class OpenSpielMctsBot(BaseBot):
 
 
 class OpenSpielRandomBot(BaseBot):
-    """OpenSpiel's uniform random bot (``pyspiel.make_uniform_random_bot``), one per seat.
-
-    Args:
-        seed: seed of OpenSpiel's random numbers (each seat's bot gets its own).
+    """OpenSpiel's uniform random bot (``pyspiel.make_uniform_random_bot``), one per seat,
+    each seeded from the bot's seed.
 
     Raises:
         ValueError: OpenSpiel not installed.
     """
 
     name = "openspiel-random"
+    OPTIONS = Options(name)
 
     def __init__(self, *, seed: int = 0) -> None:
         self._og = _require_openspiel(self.name)
