@@ -18,9 +18,9 @@ from gallerist.ai.learn.model_file import ModelFileError
 from gallerist.ai.signals import stop_on_signals
 from gallerist.server.commands.model_option import model_option
 from gallerist.server.demo_state import DemoPositionError
-from gallerist.server.commands import (CliError, analyze, apply, arena, demo, hint, label,
-                                       legal, loadtest, new, play, replay, review, selfplay,
-                                       serve, train)
+from gallerist.server.commands import (CliError, analyze, apply, arena, bots, demo, hint,
+                                       label, legal, loadtest, new, play, replay, review,
+                                       selfplay, serve, train)
 
 __all__ = ["CliError", "build_parser", "main", "version"]
 
@@ -31,6 +31,7 @@ examples:
   gallerist new --players 3 --seed 7 -o game.json
   gallerist hint game.json --bot mcts --time-ms 2000
   gallerist hint --demo --local --bot expectimax:depth=3
+  gallerist bots mcts                             the options of a bot spec
   gallerist hint --demo --local --model model.npz  the default bot with another model
   gallerist play mcts:iterations=300 greedy --seed 4
   gallerist play human mcts --record game.jsonl   play at the terminal
@@ -52,8 +53,8 @@ exit status (every command):
 """
 
 #: The commands, in the order of ``gallerist --help``.
-COMMANDS = (serve, hint, play, new, legal, apply, demo, arena, replay, analyze, review, selfplay,
-            label, train, loadtest)
+COMMANDS = (serve, hint, play, bots, new, legal, apply, demo, arena, replay, analyze, review,
+            selfplay, label, train, loadtest)
 
 
 def version() -> str:

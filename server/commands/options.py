@@ -198,7 +198,8 @@ def add_search_options(p: argparse.ArgumentParser, bot: str | None = DEFAULT_BOT
                else repr(bot))
     g.add_argument("--bot", default=bot, metavar="SPEC",
                    help=f"bot spec: mcts, expectimax, greedy or random, with options as in "
-                        f"'mcts:iterations=2000,c=0.7' (default {default})")
+                        f"'mcts:iterations=2000,c=0.7' (`gallerist bots` lists them; "
+                        f"default {default})")
     budget = int_range(0, MAX_UINT32)
     g.add_argument("--iterations", type=budget, default=0, metavar="N",
                    help="MCTS iterations (0: bot default)")
