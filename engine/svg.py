@@ -1,35 +1,7 @@
-"""The board as a picture: `engine.svg(state, hint=None, viewer=None)`, a standalone SVG.
-
-Plain SVG 1.1 (no scripts, no external files, no web fonts: the generic font families),
-laid out on a viewBox 800 units wide so that it reads at 800 px. It draws what
-`engine.render` writes as text, read the same way (through `GameState._raw()` and the
-public wrapper): the header (players, round, turn, the decision and whose it is), the
-four locations with the pieces on them and their start tiles, the kicked-out space, the
-artists (status, fame with a bar, sale value, promotion, signature tokens, commissions,
-collectors), the work stacks (top tile, its tickets and visitors, tiles under it, renowned
-works), the contract piles and deck, the International Market (reputation tiles and the
-assistants on it), the plaza, bag, box office and discards, Lacerda in solo, and every
-player's money, influence, tickets, lobby, gallery, assistants, works, reputation tiles,
-contracts and Curator / Art Dealer cards.
-
-Hidden cards (R-SETUP: each player's Curator and Art Dealer) are drawn only for `viewer`:
-`viewer=None` is the public view (nobody's cards), `viewer=p` shows player p's own cards
-(what `state.view(p)` keeps). A card that is hidden is drawn as "hidden" and its number
-is not in the SVG at all.
-
-`hint` (an action id, its notation, a `MoveInfo` of a bot's analysis, or a dict with the
-same fields, as a move of an analyzed game) is drawn as an
-arrow from the mover's panel to the element the move acts on, the destination outlined
-(class ``hint-target``), with the move's notation and, when given, its win probability
-(or, solo, the expected money).
-
-Element ids (each a ``<g>``): ``header``, ``location-SO`` .. ``location-IM``,
-``kicked-out``, ``artist-0`` .. ``artist-7``, ``work-stack-0`` .. ``work-stack-3``,
-``contract-pile-0`` .. ``contract-pile-3``, ``contract-deck``, ``market-R-C`` (row 0..6,
-column 0..2), ``plaza``, ``bag``, ``box-office``, ``discards``, ``lacerda`` (solo),
-``player-P`` and inside it ``player-P-money``, ``-tickets``, ``-lobby``, ``-gallery``,
-``-assistants``, ``-works``, ``-reputation``, ``-contract-K`` (0..2), ``-curator``,
-``-dealer``; and ``hint`` (the arrow and its label) when a hint is given.
+"""The board as a picture: `engine.svg(state, hint=None, viewer=None)`, a standalone SVG
+(plain SVG 1.1, 800 units wide) of what `engine.render` writes as text; hidden cards only
+for `viewer`, `hint` as an arrow. What it draws and its element ids are in
+docs/python.md ("The board as SVG").
 """
 from __future__ import annotations
 

@@ -1,16 +1,8 @@
 """The GalleristAI servicer: proto requests in, engine and bot calls, proto responses out.
 
 Every failure becomes a status code through `context.abort`, with a message that starts
-with the request field at fault:
-
-- a bad state, action, bot, option, budget or seed: INVALID_ARGUMENT;
-- every search slot busy: RESOURCE_EXHAUSTED;
-- a bot that needs a model file the server lacks (eval=model, prior=model without
-  a packaged model): FAILED_PRECONDITION;
-- an unexpected exception (a bug): INTERNAL, logged with its traceback.
-
-Each call is logged on the ``gallerist.server`` logger: method, budget, elapsed time and
-status.
+with the request field at fault, and each call is logged on the ``gallerist.server``
+logger; the codes are listed in docs/hints.md ("The service").
 """
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
 """The arena's game records (JSON Lines): what a finished game leaves behind, which run
 and which arena it belongs to, reading them back, choosing a run and replaying a game.
-
-Every record names its run (`run`, unique per `gallerist arena` invocation) and the
-arena it was scheduled by (`arena`: bots, players, games and first seed), so that the
-records alone can be summarised, an interrupted arena resumed with the same schedule,
-and a game number that several runs share is never picked silently. Records written
-before runs existed have `run == ""` and no `arena`.
+The fields are in docs/records.md ("Arena records").
 """
 from __future__ import annotations
 

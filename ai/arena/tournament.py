@@ -1,18 +1,7 @@
-"""Tournaments between bots: fair schedules, parallel play (local processes or Ray),
-game records, aggregated results.
-
-Fairness: bots meet in every combination of `players` of them; each combination plays
-every seating permutation on the same setup seed (paired games), so seat order and
-luck cancel out. Chance events come from the game's seed, never from the bots'.
-
-Solo (`players=1`, each game one bot against Lacerda): every bot plays every setup seed,
-and the report gives each bot's mean score (final money) and its spread instead of win
-rates and ratings.
-
-Records (`ai.arena.records`) name their run and arena, so that an arena stopped early
-(Ctrl-C, or a game that failed, e.g. a remote bot's service died) can be summarised
-(`summarise_records`) and resumed (`resume_tournament`: only the missing games of the
-same schedule). Text and picture of the report are `ai.arena.report`.
+"""Tournaments between bots: fair schedules (every seating of every combination on the same
+setup seed; solo: every bot on every seed), parallel play (local processes or Ray), game
+records, aggregated results; an arena stopped early is summarised (`summarise_records`)
+or resumed (`resume_tournament`) from its records. docs/cli.md ("arena and replay").
 """
 from __future__ import annotations
 

@@ -1,40 +1,10 @@
-"""Calibration: the map from a search's own statistics to the numbers a hint reports.
+"""Calibration: the map from a search's own statistics to the numbers a hint reports
+(`win_probability`, `expected_money`), so that they mean one thing whichever bot searched.
 
-However a bot searches, what it reports must mean one thing: `win_probability` is the
-chance that the player to move finishes first (a shared first place counts 1/k) and
-`expected_money[i]` is seat i's expected final money, if the game goes on as the
-benchmark's self-play games went (bench/calibration.py). A `Calibration` turns a bot's
-raw statistics into those numbers, once per reported move; it never touches the search.
-
-The maps, fitted by bench/calibration.py on the training half of its labelled positions
-and shipped as gallerist/ai/calibration/calibration.json (override: the GALLERIST_CALIBRATION
-environment variable, or a path given to `Calibration.load`), are per statistic kind and
-player count:
-
-- kinds: "mcts" (a node's mean win share and mean money over its visits), "expectimax"
-  (the searched money vector), "static" (the static evaluation after a move: greedy,
-  random, and the moves MCTS never visited);
-- stage t = turns started / the typical game length in turns for that player count
-  (`turns`), clipped to [0, 1.2];
-- win (2-4 players): a conditional logit over seats, p = softmax(u) with
-  u_i = (a1 + b1 t) l_i - q l_i^2 + (a2 + b2 t) m_i / 10 + c [i is the mover],
-  l_i = log(max(w_i, 0.01)) (q >= 0 bends the map: its slope in l_i grows as the share
-  falls, which a power of the share cannot do, and it stays monotone in w_i),
-  w the raw win shares and m the raw money: for "mcts" the move's own win shares, for
-  the other kinds the position's win shares over the bot's root playouts (uniform
-  rollouts, `Analysis.playout_win`), the same for every move of one analysis, so that the
-  reported numbers carry what playouts know even where the ranking is the heuristic's;
-- money: E_i = alpha + beta m_i + gamma t + delta t m_i (every player count, solo too);
-- the end (`Calibration.settle`): near the end of a game (the end triggered and every
-  uniform playout after the move ending within ai.calibration.endgame.HORIZON decisions) the money
-  is kept within the range those playouts reach, and the win probabilities move toward
-  the known win shares as the money left open shrinks to 0, so that a move whose rest
-  is forced reports its exact result. In the middle game nothing changes;
-- moves (kinds "expectimax" and "static"): their win shares are the position's, the same
-  for every move, so a move's win map also gets u_i += (m_i - r_i) / scale, r the money
-  the bot's first (best) move has: the heuristic's difference between two moves, in $
-  per unit of logit. `scale` is fitted against MCTS's own per-move numbers on the same
-  positions (bench/calibration_moves.py).
+A `Calibration` applies the maps shipped as gallerist/ai/calibration/calibration.json
+(override: GALLERIST_CALIBRATION or `Calibration.load(path)`) once per reported move; it
+never touches the search. The maps' form, per statistic kind and player count, is in
+docs/hints.md ("The calibration maps"); bench/calibration.py fits them.
 """
 from __future__ import annotations
 

@@ -1,52 +1,7 @@
-"""The Gallerist as an OpenSpiel game, backed by our engine.
-
-Importing this module registers the game with OpenSpiel (it needs the optional extra:
-``pip install -e ".[openspiel]"``)::
-
-    import pyspiel
-    import gallerist.ai.interop.openspiel_game  # noqa: F401  (registers "gallerist")
-    game = pyspiel.load_game("gallerist", {"players": 2})
-    state = game.new_initial_state()
-
-Actions and chance outcomes keep our engine's ids (``engine.ACTION_BASES``), so an
-OpenSpiel history is an engine history and ``engine.actions.action_to_string`` names
-its entries.
-
-Setup. ``engine.new_game`` resolves every setup shuffle from a seed, and OpenSpiel's
-``new_initial_state`` takes no argument, so the seed comes from the game parameters:
-
-- ``seed`` (default 0) with ``setups=0`` (the default): every game starts from
-  ``engine.new_game(players, seed)``; the history is exactly the engine's.
-- ``setups=N`` (1..152): the first action is a chance node that draws the setup
-  seed uniformly from ``seed .. seed + N - 1`` (outcome ``k`` means seed ``seed + k``).
-  The deal (Curator and Art Dealer cards) is then a real chance event that no player
-  observes, which is what algorithms that reason over information sets expect. Its
-  outcome ids ``0..N-1`` lie below every engine chance outcome (from
-  ``ACTION_BASES["chance-visitor"]`` = 152 on), so chance ids stay unambiguous.
-
-Hidden information. Each player's Curator and Art Dealer cards are private; everything
-else, every decision and every chance outcome, is public. The observation string for a
-player is the board rendered from ``GameState.view(player)`` (opponents' cards hidden);
-the information-state string is that observation plus the whole public action history
-(perfect recall: the cards never change, the rest is public).
-
-Observation tensor. ``state.observation_tensor(player)`` is the engine's
-``GameState.observation(player)`` (``engine.OBSERVATION_SIZE`` float32 numbers, own seat
-first; docs/observation.md), and the observer's ``dict`` names its fields
-(``engine.observation_fields()``). With ``private_info=NONE`` the observer's own cards are
-left out as well (zeros); with ``ALL_PLAYERS`` every seat's Curator and Art Dealer cards
-follow the vector (8 one-hot numbers per relative seat, ``all_cards``). Before the setup
-draw (``setups > 0``) the tensor is zeros. Information-state tensors (perfect recall) are
-not provided.
-
-Undo. OpenSpiel's bridge for games written in Python (``python_games.cc``) has no hook
-for ``UndoAction``, so ``undo_action`` is not available through the OpenSpiel API;
-OpenSpiel's algorithms clone instead. Our engine's own ``GameState.undo`` is unaffected.
-
-Cloning. OpenSpiel clones a Python state by calling ``new_initial_state`` and
-deep-copying the state's ``__dict__``. The engine position sits in a small holder whose
-deep copy is ``GameState.clone_position()`` (one struct copy, no undo stack), so a clone
-costs about the same at any point of the game.
+"""The Gallerist as an OpenSpiel game, backed by our engine: importing this module
+registers "gallerist" with pyspiel (``pip install -e ".[openspiel]"``). Actions keep the
+engine's ids. Its parameters (``players``, ``seed``, ``setups``), hidden information,
+observation tensor, undo and cloning are in docs/openspiel.md.
 """
 from __future__ import annotations
 

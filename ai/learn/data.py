@@ -1,11 +1,7 @@
 """Self-play records as training data: read the directories `gallerist selfplay` writes
-(docs: the self-play record format, README "Self-play"), check their manifests agree, and
-split the positions into training and validation sets **by game**. NumPy only (no JAX), so
-the checks run and fail fast without the training library.
-
-A directory holds ``manifest.json`` and the shards it lists (``shard-NNNNN.npz``, each
-checked against the manifest's sha256); a shard not yet in the manifest (a run still
-writing) is not read.
+(docs/records.md, "Self-play directory"), check their manifests and shards' sha256 agree,
+and split the positions into training and validation sets **by game**. NumPy only (no
+JAX), so the checks run and fail fast without the training library.
 """
 from __future__ import annotations
 

@@ -1,23 +1,7 @@
 """A linear value: the value heads as L2-penalised regressions on the observation
-(``gallerist train --linear-value PENALTY``). NumPy and SciPy only.
-
-A network trained on self-play outcomes memorises its games (each game is one outcome for
-its ~200 positions, and the setup's one-hot fields tell the games apart) before it learns
-what carries over to new games: on held-out games its win-share forecast is no better than
-a constant, at every data size tried (bench/RESULTS.md, "The learned value does not
-improve with more games"). A linear forecast with a strong penalty cannot memorise, and
-its held-out Brier score falls as games are added. This module fits it:
-
-- win shares: a multinomial logistic regression, the logit of tensor seat k
-  ``x @ W[:, k] + b[k]``, a softmax over the seats present (as the network's win head),
-  soft targets (the value targets' win shares), by L-BFGS on the mean cross-entropy plus
-  ``penalty / (2 * rows) * |W|^2`` (the biases not penalised);
-- money: a ridge regression of each tensor seat's final money / money_scale on the
-  observation, over the rows where that seat is present, the same penalty (centred: the
-  constant is not penalised).
-
-The results go into the model file's skip weights (ai/learn/model_file.py, format 2), so the
-search evaluates them in C beside the network's policy.
+(``gallerist train --linear-value PENALTY``), a multinomial logistic regression of the win
+shares and a ridge regression of each seat's money, stored as the model file's format 2
+skip weights. NumPy and SciPy only. The fits, and why a linear value: docs/training.md.
 """
 from __future__ import annotations
 

@@ -1,26 +1,7 @@
-"""The model file: a trained evaluation network as a NumPy `.npz`, its checks and the
-NumPy reference forward pass.
-
-The file (written by `save_model`, read by `load_model`; np.savez, no pickles) holds:
-
-- `format` = "gallerist-model" (0-d str), `format_version` = 1 or 2, `observation_version` and
-  `observation_size` (must equal engine.OBSERVATION_VERSION / OBSERVATION_SIZE),
-  `num_actions` (183, the engine's action ids), `money_scale` (money = scale * raw
-  output), `num_layers` (L >= 1), `metadata` (0-d str: a JSON object of training details);
-- the trunk, float32: `trunk_w{i}` (in_i, out_i) and `trunk_b{i}` (out_i,), i = 0..L-1,
-  a ReLU after each; in_0 = observation_size, in_{i+1} = out_i;
-- the heads on the last hidden vector h (width H), float32: `win_w` (H, 4), `win_b` (4):
-  win-share logits of the 4 tensor seats (own seat first: tensor seat k is real seat
-  (player + k) % n), a softmax over the n present seats; `money_w` (H, 4), `money_b` (4):
-  final money / money_scale per tensor seat; `policy_w` (H, 183), `policy_b` (183):
-  logits over the action ids, a softmax over the legal ones;
-- format 2 only (a linear value, `gallerist train --linear-value`): `win_skip` and
-  `money_skip`, float32 (observation_size, 4): weights from the observation x straight
-  to the value heads, win logits = h @ win_w + win_b + x @ win_skip (money alike).
-  Format 1 files have no skip weights (read as none); format 2 files must have both.
-
-A file that breaks any of this is a `ModelFileError` naming the file and the mismatch.
-`Model.forward` is the specification of the C forward pass (ai/search/_model.pyx).
+"""The model file: a trained evaluation network as a NumPy `.npz` (`save_model`,
+`load_model`), its checks (`ModelFileError` names the file and the mismatch) and the NumPy
+reference forward pass (`Model.forward`, the specification of ai/search/_model.pyx).
+The keys and shapes are in docs/records.md ("Model file").
 """
 from __future__ import annotations
 

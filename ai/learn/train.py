@@ -1,30 +1,10 @@
-"""Training the learned evaluation (issue 14, part 3) with JAX and optax: a small network
-(a ReLU trunk and three heads: win shares, final money, policy) fitted to self-play records
+"""Training the learned evaluation with JAX and optax: a small network (a ReLU trunk and
+three heads: win shares, final money, policy) fitted to self-play records
 (`ai.learn.data`), with a held-out split by game and early stopping, exported as the model
-file (`ai/learn/model_file.py`'s format, read by the search's C evaluator).
+file (`ai.learn.model_file`). The network and its loss are in docs/training.md.
 
 JAX and optax are an optional extra (``pip install -e ".[train]"``); nothing else in the
 package imports this module.
-
-The network, on one observation x (own seat first, `GameState.observation(player)`)::
-
-    h_0 = x;  h_{i+1} = relu(h_i @ trunk_w{i} + trunk_b{i})      (i = 0..L-1)
-    win    = h_L @ win_w + win_b        logits of the 4 tensor seats' win shares
-    money  = h_L @ money_w + money_b    final money / money_scale per tensor seat
-    policy = h_L @ policy_w + policy_b  logits over the action ids
-
-With ``linear_value`` (a penalty > 0) the value heads are instead a linear function of
-the observation, fitted after the network by L2-penalised regressions
-(`ai.learn.linear_value`): ``win = x @ win_skip + win_b``, ``money = x @ money_skip +
-money_b`` (the model file's format 2 skip weights; win_w and money_w are zero). The
-network then serves for its policy.
-
-The win logits are a softmax over the present seats only (solo: 1.0 for seat 0), the policy
-logits a softmax over the legal ids only. The loss per position is ``win_weight`` x the
-soft cross-entropy of the win shares over the present seats + ``money_weight`` x the mean
-squared error of money / money_scale over the present seats + the soft cross-entropy of
-the policy (the search's visit shares, sharpened by ``policy_temperature``) over the
-legal ids.
 """
 from __future__ import annotations
 

@@ -1,19 +1,9 @@
 """Game analysis (lichess's game review, KataGo's analyzeTurns): every decision of a game
 searched by a bot, the move played compared with the best move, and the loss labelled.
 
-For one decision (`analyze_position`): the bot searches the position; the best move is
-its first; the move played is looked up in the same analysis, and when the search gave it
-fewer than `PLAYED_MIN_VISITS` visits (MCTS spends little on moves it ranks low) a second
-search with only the played move at the root (the Bot protocol's `moves`, KataGo's
-allowMoves) evaluates it with a quarter of the budget. The loss is the mover's win
-probability of the best move minus the played move's, >= 0 (solo: expected final money,
-$); `THRESHOLDS` (or `SOLO_THRESHOLDS`) turn it into a label.
-
-`analyze_game` runs the positions of a game on worker processes (each position gets a
-fresh bot, seeded from the analysis seed and the ply, so the result does not depend on
-the scheduling); `gallerist analyze` (server/commands/analyze.py) and the AnalyzeGame
-rpc use the same `analyze_position`. The JSON Lines output (header, one line per
-position, summary) is described in the README's "Game analysis" section.
+`analyze_position` analyzes one decision, `analyze_game` a whole game on worker
+processes; `gallerist analyze` and the AnalyzeGame rpc use both. How the loss is found
+and the JSON Lines written are in docs/records.md ("Game analysis").
 """
 from __future__ import annotations
 

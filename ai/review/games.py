@@ -1,17 +1,8 @@
 """The games `gallerist analyze` (and the AnalyzeGame rpc) read: a setup (seed and player
-count) and every action and chance outcome played since, from an arena/`play` record
-(JSON Lines, `ai.arena.records.GameRecord`), a `gallerist selfplay` directory (its
-records hold every decision; the chance outcomes are dealt again from the game's seed,
-as `ai.arena.play.play_game` dealt them) or a plain move list (JSON).
-
-A plain move list is one JSON object::
-
-    {"seed": 7, "players": 2, "moves": ["start:AC", 12, "chance:tile4", ...],
-     "names": ["alice", "bob"]}
-
-`moves` is the game's history in order (GameState.history): decisions and chance
-outcomes, each as notation or action id; `players` defaults to 2 and `names` to P0, P1...
-An illegal move is a `GameInputError` naming its index and the move.
+count) and every action and chance outcome played since, from an arena/`play` record, a
+`gallerist selfplay` directory (chance outcomes dealt again from the game's seed) or a
+move list (JSON; docs/records.md, "A move list"). An illegal move is a `GameInputError`
+naming its index and the move.
 """
 from __future__ import annotations
 

@@ -1,20 +1,8 @@
-"""The review page of an analyzed game: `write_review_page(analysis_jsonl_path, html_path)`.
-
-One self-contained HTML file (inline CSS, JavaScript and SVG; no network, no server: it
-opens from the file) built from the JSON Lines that `gallerist analyze` writes (a header,
-one line per analyzed decision, a summary; README "Reviewing a game"):
-
-- the board (`engine.svg`, from the mover's view) at every analyzed decision, stepped with
-  the buttons or the arrow keys (Home/End: first/last), with the best move drawn as an
-  arrow where the move played was labelled (inaccuracy, mistake, blunder);
-- the move list with the labels (?!, ?, ??), each row a link to its position;
-- a chart of every seat's win probability over the game before each move (solo: the
-  expected final money), each point a link to its position;
-- the position's numbers: the move played and the best one with their win probability
-  and expected money, the loss, the top moves; and the per-player summary.
-
-Every position's state is read back with the engine's JSON reader (`GameState.from_json`),
-so a line whose state is not a valid GameState is an error naming the line.
+"""The review page of an analyzed game: `write_review_page(analysis_jsonl_path, html_path)`
+writes one self-contained HTML file (inline CSS, JavaScript and SVG; no network) from the
+JSON Lines of `gallerist analyze` (docs/records.md, "Game analysis"): the board at every
+decision, the labelled move list, a chart of the win probabilities, each position's
+numbers. A line whose state is not a valid GameState is an error naming the line.
 """
 from __future__ import annotations
 

@@ -1,20 +1,8 @@
-"""Playout labels of self-play records (the ``playout_win`` column, ai/selfplay/records.py):
-every seat's mean win share over N uniform random playouts from a recorded position,
-played from the deciding player's view (`ai.search._rollout.playout_shares` on
-``state.view(player)``: the other seats' hidden cards are never read, they are dealt anew
-for every playout). A cheap, low-noise value target for the learned evaluation
-(`gallerist train --value-target playouts`).
-
-Position i of game g (its i-th recorded decision) is labelled with the seed
-`label_seed`(game seed, i), so the same position gets the same label whether
-`gallerist selfplay --playouts N` computed it while playing or `gallerist label`
-added it to existing shards later (replaying each game from its seed, as
-`ai.review.games.replay_selfplay` does), on any backend and worker count.
-
-`label_directory` adds the column to the shards of a self-play directory, shard by shard
-(each rewritten atomically, its manifest entry's sha256 and ``playouts`` updated after
-it): an interrupted run continues where it stopped; the manifest's top-level
-``playouts`` makes `gallerist selfplay` label the shards it adds to the directory alike.
+"""Playout labels of self-play records (the ``playout_win`` column): every seat's mean win
+share over N uniform random playouts from a recorded position, from the deciding player's
+view. `label_seed` makes a position's label the same whether `gallerist selfplay
+--playouts` or `gallerist label` (`label_directory`) computed it; docs/training.md
+("Playout labels") says more.
 """
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
 """The layout of self-play records, in one place: what `gallerist selfplay` writes
 (ai/selfplay/run.py) and `gallerist train` reads (ai/learn/data.py). NumPy only.
-
-A shard's arrays, one row per decision (the layout in full: ai/selfplay/run.py's docstring).
-Row shapes name the observation size as None and the number of action ids as "A" (the
-writer fills in the engine's, the reader the manifest's); seat columns are in tensor seat
-order (own seat first).
+The layout in words is docs/records.md ("Self-play directory").
 """
 from __future__ import annotations
 

@@ -1,42 +1,9 @@
-"""Self-play records: games between copies of one bot, every decision recorded as a
-training row (issue 14, part 2; the layout is the "self-play records" contract of the
-session's formats, read by `gallerist train`).
+"""Self-play: games between copies of one bot, every decision recorded as a training row
+(`run_selfplay`, `gallerist selfplay`), played on the arena's workers (local processes or
+Ray) and written as NumPy shards with a manifest that `gallerist train` reads.
 
-A run writes a directory:
-
-- ``manifest.json``: what was played (spec, players, seed, observation version and size,
-  games per shard) and the complete shards, rewritten atomically after each shard;
-- ``shard-NNNNN.npz`` (``np.savez_compressed``, no pickles): one row per decision of a
-  player (chance events and Lacerda's automatic moves are no rows), for the games
-  ``first_game .. first_game + games - 1``, in game order then move order:
-  ``obs`` float32 (P, OBSERVATION_SIZE), `GameState.observation(player)` of the player to
-  move (docs/observation.md), ``policy`` float32 (P, 183), ``legal`` bool
-  (P, 183), ``action`` int16, ``player`` int8, ``num_players`` int8, ``turn`` int16,
-  ``game`` int32, ``final_money`` float32 (P, 4) and ``win_share`` float32 (P, 4), the last
-  two in tensor seat order (column k is player (player + k) % n; absent seats zero);
-  ``root_win`` and ``root_money`` float32 (P, 4), the same seats' win probabilities and
-  expected money as the bot's analysis reported them before the move (its root summary;
-  solo: win 1), NaN where the bot plays without an analysis (random, greedy);
-  ``playout_win`` float32 (P, 4), only in a run with ``playouts`` N > 0 (the manifest's
-  ``playouts``, each shard's entry too): every seat's mean win share over N uniform random
-  playouts from the position, from the deciding player's view (ai/selfplay/labels.py; the
-  same numbers `gallerist label` adds to the shards of a run without them).
-
-Every seat is played by its own copy of the bot, which sees only its view. The policy
-target is the search's root visit share per action id (MoveInfo.visits); a bot without
-visits (random, greedy: they play by `choose`, and any bot whose analysis has no visits)
-records 1 on the move played. Game g is set up and dealt from seed `seed + g` and its
-bots seeded as in the arena (`ai.arena.tournament.bot_seed`), so the same run gives the same records
-on local workers and on Ray (with an iteration budget and one search thread: a time
-budget or several threads make a search depend on the machine's speed).
-
-Games are played by the arena's workers (`ai.arena.tournament.run_local`, `run_ray`). Shard k holds
-games k*G .. k*G + G - 1 (G games per shard; the last shard of a run may be shorter). A run
-given the directory of an earlier one continues it: complete shards are kept, games
-of a shard that was never completed are played again (same seeds, same games), and a
-larger ``games`` extends it (a short last shard is completed: its games are read back,
-not replayed). A directory of another spec, player count, seed, shard size or
-observation layout is refused.
+The directory layout, the manifest and the shard arrays are in docs/records.md
+("Self-play directory"); what a row records and how a run continues, in docs/training.md.
 """
 from __future__ import annotations
 

@@ -1,43 +1,7 @@
 """Load-test the GalleristAI service with locust: start servers, run locust headless,
-summarize, stop.
-
-Usage:
-    python bench/loadtest.py                                  # 60 s, 2 workers, default mix
-    python bench/loadtest.py --duration 30 --workers 1 --users 1 --budgets time_ms=10
-    python bench/loadtest.py --replicas 2 --workers 1         # 2 servers, round robin
-    python bench/loadtest.py --soak --duration 5m             # + memory over time, verdict
-    gallerist loadtest ...                                    # the same, from a checkout
-
-This module is the driver; `bench/loadtest.py` runs it.
-
-It starts ``--replicas`` server processes (``python -m gallerist.server serve --host 127.0.0.1
---port 0 --workers W``; each prints the port it bound), waits until each one's health
-check answers SERVING, and runs ``locust -f bench/locustfile.py --headless`` against them
-for ``--duration``: ``--users`` SuggestMoves clients (default: one per search slot, so the
-servers run flat out without refusing work) with budgets drawn from ``--budgets``, plus
-``--players`` clients playing whole games through NewGame/LegalActions/ApplyAction. With
-several replicas the locust host is one gRPC target over every address with client-side
-round-robin load balancing ("ipv4:127.0.0.1:P1,127.0.0.1:P2",
-``grpc.lb_policy_name=round_robin``). Statistics are reset once every user is spawned.
-
-It prints, per rpc (and per budget of the mix): requests, failures, requests/s and
-p50/p95/p99/max latency (locust's CSV: latencies rounded as locust rounds them), the
-hints per second, the failure count, the RESOURCE_EXHAUSTED retries, whether time budgets
-met p99 <= budget + 20 ms, and the servers' memory (RSS) and CPU and the load generator's
-CPU. It writes locust's CSV files (PREFIX_stats.csv, PREFIX_failures.csv,
-PREFIX_stats_history.csv), its HTML report and a JSON summary into ``--out``, then stops
-the servers (SIGTERM: graceful shutdown).
-
-``--soak`` samples the servers' RSS every ``--sample-s`` seconds (default 10), prints the
-series and judges it: after ``--warmup`` (default: a fifth of the run, at most 60 s)
-memory must stay within 10% ((max - min) / min, and last vs first).
-
-While locust runs, a progress bar on stderr counts the seconds of the run.
-
-The exit status is 0 when the run had no failure (and, with --soak, memory was flat, and,
-with --fail-on-missed-targets, the default of ``gallerist loadtest``, every latency target
-was met), 1 otherwise, 2 for bad options. ``gallerist loadtest`` writes its reports into
-``./loadtest-results`` of the current directory; ``bench/loadtest.py`` into bench/results.
+summarize, stop. `bench/loadtest.py` and ``gallerist loadtest`` run this driver; what it
+starts, prints and writes, the soak verdict and its exit statuses are in bench/README.md
+("Load test with locust").
 """
 from __future__ import annotations
 
