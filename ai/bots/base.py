@@ -280,10 +280,8 @@ class BaseBot:
 
     def _use_playouts(self, playouts: int) -> None:
         """Play `playouts` games on from the root for the reported numbers (after
-        `_use_calibration`: calibrated numbers need them)."""
-        if isinstance(playouts, bool) or not isinstance(playouts, int) or not 0 <= playouts <= 100_000:
-            raise ValueError(f"{self.name} option playouts must be an integer 0..100000, "
-                             f"got {playouts!r}")
+        `_use_calibration`: calibrated numbers need them; its range is checked by the
+        bot's declared options)."""
         if playouts == 0 and self._calibrated:
             raise ValueError(f"{self.name} option playouts=0 needs calibrated=false (the "
                              f"calibrated numbers are mapped from the playouts' win shares)")
