@@ -21,6 +21,7 @@ from gallerist import engine
 from gallerist.engine.actions import action_to_string, describe_decision
 from gallerist.v1 import hints_pb2
 from gallerist.ai.bots.base import Bot, Budget
+from gallerist.ai.bots.spec import bot_options
 from gallerist.ai.learn.model_file import ModelFileError
 from gallerist.ai.review.analysis import analyze_position, position_seed
 from gallerist.server import convert
@@ -204,7 +205,7 @@ class GalleristServicer:
         """The checks that need no state (cheap, done before taking a slot). Returns
         the slots the search needs (its threads)."""
         spec, field = convert.bot_spec(request, self.limits.default_bot)
-        _, opts = check_spec(spec, self.limits, field=field)
+        name, opts = check_spec(spec, self.limits, field=field)
         iterations, time_ms, depth = convert.budget_fields(request)
         call.budget = f"{spec}/it={iterations},ms={time_ms},d={depth}"
         check_budget(iterations, time_ms, depth, self.limits)
@@ -213,7 +214,8 @@ class GalleristServicer:
         if hasattr(request, "allow_moves"):
             check_move_list(request.allow_moves, "allow_moves")
             check_move_list(request.avoid_moves, "avoid_moves")
-        return int(opts.get("threads", 1))
+        # a bot without a threads option searches on one
+        return int({**bot_options(name), **opts}.get("threads", 1))
 
     def _overloaded(self) -> Overloaded:
         return Overloaded(f"server busy: {self.slots.in_use} of {self.slots.capacity} search "
