@@ -2,8 +2,8 @@
 several more times by the self-play bot (new seeds for the bots and the chance events),
 so that a position's label is the mean win share of the mover over its real game and
 those continuations. Brier scores against such labels leave out most of the outcome's
-own noise (always answering 0.5 scores well below 0.25), which is how the figures that
-opened issue 13 were measured.
+own noise (always answering 0.5 scores well below 0.25), which is how the calibration's
+first figures were measured.
 
 Usage (after bench/calibration.py's evaluate and fit steps, on their --data folder):
     python bench/continuations.py [--games 60] [--per-position 4] [--workers N]

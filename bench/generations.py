@@ -1,4 +1,4 @@
-"""Generations of expert iteration (issue 14, part 6): self-play of generation k's bot
+"""Generations of expert iteration: self-play of generation k's bot
 trains generation k+1, which is then rated in the arena against generation k and
 against generation 0.
 

@@ -1,4 +1,4 @@
-"""Self-play benchmark (issue 14, scale target): games/s and positions/s of `gallerist
+"""Self-play benchmark (scale target): games/s and positions/s of `gallerist
 selfplay` with 1 and 2 workers, on local processes and on a local Ray cluster, with an
 iteration-budgeted MCTS (deterministic work per game, so the runs compare). Target: 2
 workers >= 1.7x one worker, on both backends.

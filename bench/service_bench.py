@@ -22,7 +22,7 @@ The server runs in a child process (`python -m gallerist.server serve --port 0`)
    whether p99 is within budget + 20 ms (the issue's target);
 4. throughput with 1 and 2 concurrent clients at a fixed budget.
 
-Targets (issue 4): overhead <= 1 ms per call at p50 for a typical mid-game state; with
+Targets: overhead <= 1 ms per call at p50 for a typical mid-game state; with
 a time budget, p99 latency within budget + 20 ms. It is a script, not a test: nothing
 fails on slow numbers. The machine has 2 cores; other work on it shows up in the tails.
 """

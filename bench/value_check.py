@@ -1,5 +1,5 @@
 """How good are the value estimates of self-play records and of trained models, on held-out
-games? (issue 14: the value trained on playout estimates, bench/RESULTS.md.)
+games? (The value trained on playout estimates: bench/RESULTS.md.)
 
 Splits the records of DATA exactly as `gallerist train` does (by game, `--val-fraction`,
 `--seed`: a model trained with the same seed never saw the held-out games) and scores, on

@@ -1,4 +1,4 @@
-"""Does a value rank the moves of a position? (issue 14, bench/RESULTS.md: the value trained
+"""Does a value rank the moves of a position? (bench/RESULTS.md: the value trained
 on playout estimates.) For positions of held-out games of a self-play directory (the split
 `gallerist train` makes with the same seed), every legal move's child is valued from the
 mover's view by each MODEL's win head and by 100 uniform random playouts (what the

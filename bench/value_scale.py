@@ -1,4 +1,4 @@
-"""How the learned value improves with the number of self-play games (issue 14): one fixed
+"""How the learned value improves with the number of self-play games: one fixed
 set of held-out games, networks trained on nested subsets of growing size of the others,
 each scored on the held-out positions.
 

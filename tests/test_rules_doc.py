@@ -1,4 +1,4 @@
-"""The rules reference the repository cites (issue 15, "The rules a user can read"): every
+"""The rules reference the repository cites ("The rules a user can read"): every
 rule id, component section and detailed-rules section cited anywhere in the code, tests,
 protobuf files and documents exists in docs/rules.md, and nothing cites a rules file that
 is not in the repository."""

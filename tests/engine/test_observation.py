@@ -1,5 +1,5 @@
-"""The observation tensor, GameState.observation(player) (issue 14 part 1,
-engine/_observation.pyx, docs/observation.md): exactly what view(player) shows, own seat
+"""The observation tensor, GameState.observation(player) (engine/_observation.pyx,
+docs/observation.md): exactly what view(player) shows, own seat
 first, a fixed layout whose every field moves with its part of the state."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`gallerist loadtest` as a user meets it (issue 15): its reports go where it is run (or
+"""`gallerist loadtest` as a user meets it: its reports go where it is run (or
 to --out), it shows progress while it runs, and a missed latency target fails the run
 (status 1) unless --no-fail-on-missed-targets; `bench/loadtest.py` keeps bench/results
 and only reports missed targets."""

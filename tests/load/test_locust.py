@@ -1,4 +1,4 @@
-"""The load test (issue 6): short headless locust runs against server subprocesses, and
+"""The load test: short headless locust runs against server subprocesses, and
 the pure helpers of `server.load`.
 
 Locust runs in a child process (`bench/loadtest.py` starts the servers and locust): its

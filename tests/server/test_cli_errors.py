@@ -1,6 +1,6 @@
 """Bad input to the `gallerist` command line: one `error: ...` line on stderr that says what
 is wrong and what to do, no traceback, exit status 2 for bad usage and 1 for a failure, and
-no work lost (issue 15, "Tracebacks and silent surprises")."""
+no work lost."""
 from __future__ import annotations
 
 import importlib.metadata
@@ -203,7 +203,7 @@ def test_arena_interrupt_note_on_its_own_line(tmp_path: Path, monkeypatch: pytes
 
 
 # ------------------------------------------------------------------ the script of bad input
-# Every bad input of issue 15's "Tracebacks and silent surprises" that the command line
+# Every bad input that the command line
 # handles, run as a user runs it (a process of its own): no traceback, the exit status of
 # the standards (2 bad usage, 1 a failure, 130 Ctrl-C) and a message that says what is
 # wrong. (The remote-arena cases belong to the arena's own tests.)

@@ -1,4 +1,4 @@
-"""The JSON the command line prints names every field (issue 15): proto3's JSON form drops
+"""The JSON the command line prints names every field: proto3's JSON form drops
 zero values, so seat 0 to move had no "player" and move 0 no "action" in `hint --json`."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Searches of the command line that could run for hours (issue 15): an expectimax search
+"""Searches of the command line that could run for hours: an expectimax search
 without a time budget gets the default one, announced; Ctrl-C in `hint` (local and
 remote) and `play` stops the search and keeps the best move found so far (exit 130)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The schema as clients in other languages see it (issue 15): JSON names, renamed fields.
+"""The schema as clients in other languages see it: JSON names, renamed fields.
 
 protobufjs (under @grpc/proto-loader) names a field by its own camelCase of the proto name,
 which leaves an underscore before a digit alone, while protobuf's JSON mapping drops it:

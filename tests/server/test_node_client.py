@@ -1,4 +1,4 @@
-"""The service driven from Node.js (issue 15): clients/node/play.js, on @grpc/grpc-js and
+"""The service driven from Node.js: clients/node/play.js, on @grpc/grpc-js and
 @grpc/proto-loader with the repository's .proto files, plays a whole game through a server.
 
 Node.js and the client's npm packages must be installed (CI runs `npm ci --prefix

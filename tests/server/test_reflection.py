@@ -1,4 +1,4 @@
-"""Server reflection under grpc.reflection.v1 (issue 15), beside v1alpha (test_lifecycle)."""
+"""Server reflection under grpc.reflection.v1, beside v1alpha (test_lifecycle)."""
 from __future__ import annotations
 
 from typing import Any

@@ -1,4 +1,4 @@
-"""Arena robustness (issue 15): an unreachable or dying remote bot, failures that cross
+"""Arena robustness: an unreachable or dying remote bot, failures that cross
 worker processes, runs in records files, resuming and summarising from the records."""
 from __future__ import annotations
 

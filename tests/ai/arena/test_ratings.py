@@ -1,4 +1,4 @@
-"""Statistics that say what they mean (issue 15): Wilson intervals (statsmodels), the solo
+"""Statistics that say what they mean: Wilson intervals (statsmodels), the solo
 mean's Student t interval (scipy), honest profile-likelihood rating intervals for perfect
 and one-sided records, bots without games left out, tables and picture that fit."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""bench/generations.py's orchestration (expert iteration, issue 14 part 6) with a stand-in
+"""bench/generations.py's orchestration (expert iteration) with a stand-in
 trainer and model spec: generation k's self-play records train generation k+1, which is
 rated against generation k and generation 0 with intervals; JSON and PNG written; a
 second run with the same work folder reuses what was done."""

@@ -1,4 +1,4 @@
-"""The linear value end to end (issue 14): `gallerist selfplay` -> `gallerist train
+"""The linear value end to end: `gallerist selfplay` -> `gallerist train
 --linear-value` -> a format 2 model the search takes as its value (eval=mix, eval=model),
 its C evaluation equal to the model file's NumPy reference on real positions."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The models the package ships (issue 14, part 7: ai/models/default.npz, a PUCT prior for
+"""The models the package ships (part 7: ai/models/default.npz, a PUCT prior for
 `mcts:prior=model` and the default bot at 2 players, and ai/models/default-1p.npz and
 default-3p.npz, the default bot's priors solo and at 3 players): each passes the model
 file's checks, is small, says in its metadata how it was trained (the policy alone, on

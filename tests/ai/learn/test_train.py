@@ -1,4 +1,4 @@
-"""`gallerist train` and `ai.learn.train` (issue 14, part 3): training on self-play records in the
+"""`gallerist train` and `ai.learn.train`: training on self-play records in the
 formats.md layout lowers the loss, the split is by game, fixed seeds give the same model,
 the exported model file follows the model file contract and its forward pass is
 `jax_forward`'s, and bad input gets a one-line error.

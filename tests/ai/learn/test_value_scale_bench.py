@@ -1,4 +1,4 @@
-"""bench/value_scale.py (issue 14: how the learned value improves with the number of
+"""bench/value_scale.py (how the learned value improves with the number of
 self-play games) on synthetic learnable records: nested subsets of growing size, one fixed
 held-out set, the larger subset's network forecasts better than the constant, the report
 is written, and sizes that do not fit the data are refused by name."""

@@ -1,4 +1,4 @@
-"""Playout labels of self-play records (issue 14; ai/selfplay/labels.py): the ``playout_win``
+"""Playout labels of self-play records (ai/selfplay/labels.py): the ``playout_win``
 column that `gallerist selfplay --playouts N` records and `gallerist label` adds to
 existing shards, and `gallerist train --value-target playouts`, which trains the win head
 on it. The labels are seeded per decision and played from the deciding player's view, so
