@@ -1,22 +1,6 @@
-"""Tournament statistics: win rates with confidence intervals, pairwise tables, and
-Bradley-Terry ratings (Elo scale) with profile-likelihood intervals.
-
-A game result is the bots' specs by seat with each seat's final money and win share
-(1/k for k tied winners). Finishing order (money, then the engine's tie-breakers, which
-the win shares already reflect for first place) is decomposed into pairwise outcomes:
-for every pair of seats, the one that finished ahead wins the pair, a tie counts half.
-With two players this is the plain win/loss; with three or four it is a rating on the
-finishing order (the pairwise, "Plackett-Luce by pairs" reading). Solo games (one
-player against Lacerda) have no opponent to rank against: `solo_summary` reports the
-mean and spread of each bot's score instead.
-
-The intervals come from well-kept libraries: Wilson intervals of win rates from
-statsmodels (`proportion_confint`), Student's t quantiles of the solo mean and the
-chi-squared quantile of the rating intervals from scipy.stats, the profile
-maximisation and root finding from scipy.optimize. Ratings carry a small prior (virtual
-drawn games between every pair of bots), so an unbeaten or winless bot gets a finite
-rating and an interval of honest, non-zero width however few games it played.
-"""
+"""Tournament statistics: win rates with Wilson intervals, pairwise tables, and
+Bradley-Terry ratings (Elo scale) on finishing orders by pairs, with profile-likelihood
+intervals; solo, each bot's mean score (the method: docs/cli.md, "arena")."""
 from __future__ import annotations
 
 import math

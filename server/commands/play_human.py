@@ -1,27 +1,7 @@
 """``gallerist play human mcts ...``: a game at the terminal, any mix of ``human`` and bot
-seats (the `play` command comes here when a seat is ``human``).
-
-At a human's decision the board (text, that player's view: the opponents' cards hidden)
-is printed when it changed in a way that matters (`BOARD_RULE`), else only the decision
-and its legal moves, and a prompt ``P0> `` reads one of:
-
-- a move, by notation (tab completes it when the terminal has readline) or action id;
-- ``?`` : a hint, the hint bot's evaluation of the moves (``--hint-bot``, default the
-  service's default bot at its default budget), each with its win probability, expected
-  money and plan; Ctrl-C stops the hint's search (the best so far is shown) and the game
-  goes on;
-- ``undo`` : back to this human's (or, hot seat, any human's) previous decision, the bot
-  moves and chance events since then taken back;
-- ``board``, ``moves`` : print the board or the legal moves again; ``help``;
-- ``quit`` : stop and save.
-
-The game's record (one JSON line in the arena's format, `ai.arena.records.GameRecord`:
-setup seed, seats, every action) is written to ``--record`` at the end, on ``quit``, on
-Ctrl-C and at the end of the input, so `gallerist replay` and `gallerist analyze` read it;
-a game stopped before its end is saved with ``complete: false``. Chance events are drawn
-from the game's seed in order; after an undo the next draws go on from that stream (a
-taken-back draw is not dealt again).
-"""
+seats. At a human's decision a prompt reads a move (notation or id), ``?`` (a hint),
+``undo``, ``board``, ``moves``, ``help`` or ``quit``; the game's record is saved in the
+arena's format at the end, on ``quit``, Ctrl-C and end of input (docs/cli.md, "play")."""
 from __future__ import annotations
 
 import argparse
