@@ -19,8 +19,8 @@ from gallerist.ai.signals import stop_on_signals
 from gallerist.server.commands.model_option import model_option
 from gallerist.server.demo_state import DemoPositionError
 from gallerist.server.commands import (CliError, analyze, apply, arena, bots, demo, hint,
-                                       label, legal, loadtest, new, play, replay, review,
-                                       selfplay, serve, train)
+                                       label, ladder, legal, loadtest, new, play, replay,
+                                       review, selfplay, serve, train)
 
 __all__ = ["CliError", "build_parser", "main", "version"]
 
@@ -36,6 +36,7 @@ examples:
   gallerist play mcts:iterations=300 greedy --seed 4
   gallerist play human mcts --record game.jsonl   play at the terminal
   gallerist legal game.json; gallerist apply game.json move:AC -o next.json
+  gallerist ladder --games-per-pair 20 --workers 2   rate fixed rungs on one Elo scale
   gallerist analyze arena-games.jsonl --game 3 --bot mcts --time-ms 200
   gallerist review analysis.jsonl --html review.html
   gallerist selfplay mcts:iterations=400 --players 2 --games 100 --workers 2 --out sp/
@@ -53,8 +54,8 @@ exit status (every command):
 """
 
 #: The commands, in the order of ``gallerist --help``.
-COMMANDS = (serve, hint, play, bots, new, legal, apply, demo, arena, replay, analyze, review,
-            selfplay, label, train, loadtest)
+COMMANDS = (serve, hint, play, bots, new, legal, apply, demo, arena, ladder, replay, analyze,
+            review, selfplay, label, train, loadtest)
 
 
 def version() -> str:

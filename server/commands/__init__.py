@@ -1,5 +1,6 @@
 """The commands of the ``gallerist`` command line, one module each: `serve`, `hint`,
-`play`, `bots`, `new`, `demo`, `arena`, `replay`, `analyze`, `selfplay`, `label`, `train` and `loadtest`.
+`play`, `bots`, `new`, `demo`, `arena`, `ladder`, `replay`, `analyze`, `selfplay`, `label`,
+`train` and `loadtest`.
 Each module has `add(sub)`, which adds its subcommand to the parser
 (`server.cli.build_parser`), and `run(args)`, which runs it and returns the exit status.
 `options` holds the option groups several commands share.

@@ -1,0 +1,221 @@
+"""The strength ladder: fixed rungs (random, greedy, expectimax by depth, MCTS and the
+default bot by iterations), seat-paired two-player games between rungs close in strength,
+and Bradley-Terry ratings on one scale anchored at `ANCHOR` = 0 Elo. Budgets are counted
+in iterations, so the ladder does not depend on the machine's speed. Each game is keyed
+by its pair of rungs and its seed alone: a run given the records of an earlier one plays
+only the games still missing, and a new rung only the games that involve it."""
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from gallerist.ai.arena.ratings import Rating, ratings
+from gallerist.ai.arena.records import GameRecord, read_records
+from gallerist.ai.arena.tournament import GameSpec, run_local
+from gallerist.engine.errors import GalleristError
+
+__all__ = ["ANCHOR", "LadderError", "RUNGS", "Rung", "RungRating", "doubling_elo",
+           "format_ladder", "ladder_games", "ladder_ratings", "missing_games", "plot_ladder",
+           "run_ladder", "rungs_named"]
+
+
+class LadderError(GalleristError, ValueError):
+    """A bad rung, count or records file; the message names it."""
+
+
+@dataclass(frozen=True)
+class Rung:
+    """One rung: its name, its bot family, its budget (iterations; expectimax: depth;
+    0 for bots without one) and the bot spec it plays."""
+
+    name: str
+    family: str
+    budget: int
+    spec: str
+
+
+def _mcts(family: str, iterations: int, prior: str) -> Rung:
+    return Rung(f"{family}-{iterations}", family, iterations,
+                f"mcts:iterations={iterations},prior={prior},threads=1,calibrated=false")
+
+
+#: The rungs, weakest first as far as known before measuring (the order only chooses
+#: which rungs meet; the ratings come from the games).
+RUNGS: tuple[Rung, ...] = (
+    Rung("random", "random", 0, "random:playouts=0,calibrated=false"),
+    _mcts("mcts", 10, "none"),
+    Rung("greedy", "greedy", 0, "greedy:playouts=0,calibrated=false"),
+    _mcts("default", 10, "auto"),
+    _mcts("mcts", 30, "none"),
+    Rung("expectimax-1", "expectimax", 1, "expectimax:depth=1,playouts=0,calibrated=false"),
+    _mcts("default", 30, "auto"),
+    _mcts("mcts", 100, "none"),
+    Rung("expectimax-2", "expectimax", 2, "expectimax:depth=2,playouts=0,calibrated=false"),
+    _mcts("default", 100, "auto"),
+    _mcts("mcts", 300, "none"),
+    _mcts("default", 300, "auto"),
+    _mcts("mcts", 1000, "none"),
+    _mcts("default", 1000, "auto"),
+    _mcts("mcts", 3000, "none"),
+)
+#: The rung fixed at 0 Elo.
+ANCHOR = "random"
+#: Each rung meets the next this many rungs above it.
+REACH = 2
+
+
+def rungs_named(names: Iterable[str] | None) -> list[Rung]:
+    """The rungs of `names` in ladder order (None: all).
+
+    Raises:
+        LadderError: an unknown name, naming the known ones.
+    """
+    if names is None:
+        return list(RUNGS)
+    wanted = list(dict.fromkeys(n.strip() for n in names if n.strip()))
+    known = {r.name: r for r in RUNGS}
+    unknown = [n for n in wanted if n not in known]
+    if unknown:
+        raise LadderError(f"unknown rung {unknown[0]!r}; known: {', '.join(known)}")
+    return [r for r in RUNGS if r.name in wanted]
+
+
+def _pair_seed(base: int, a: str, b: str, k: int) -> int:
+    """The setup seed of the k-th seed of the pair (a, b): fixed by the pair's names, not
+    by which other rungs are on the ladder."""
+    digest = hashlib.sha256(f"{base}/{min(a, b)}/{max(a, b)}/{k}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 2
+
+
+def ladder_games(rungs: Sequence[Rung], games_per_pair: int, seed: int = 0,
+                 reach: int = REACH) -> list[GameSpec]:
+    """Every game of the ladder: each rung against the next `reach` rungs, on
+    `games_per_pair` // 2 setup seeds, both seatings of each (seat-paired)."""
+    if isinstance(games_per_pair, bool) or not isinstance(games_per_pair, int) or not (
+            2 <= games_per_pair <= 100_000) or games_per_pair % 2:
+        raise LadderError(f"games per pair must be an even number 2..100000, got {games_per_pair!r}")
+    out: list[GameSpec] = []
+    for i, low in enumerate(rungs):
+        for high in rungs[i + 1:i + 1 + reach]:
+            for k in range(games_per_pair // 2):
+                s = _pair_seed(seed, low.name, high.name, k)
+                for seats in ((low.spec, high.spec), (high.spec, low.spec)):
+                    out.append(GameSpec(index=len(out), seed=s, seats=seats))
+    return out
+
+
+def _key(seed: int, seats: Sequence[str]) -> tuple[int, tuple[str, ...]]:
+    return seed, tuple(seats)
+
+
+def missing_games(plan: Sequence[GameSpec], records: Iterable[GameRecord]) -> list[GameSpec]:
+    """The games of `plan` that `records` do not hold yet."""
+    done = {_key(r.seed, r.bots) for r in records if r.complete}
+    return [g for g in plan if _key(g.seed, g.seats) not in done]
+
+
+def run_ladder(rungs: Sequence[Rung], *, games_per_pair: int, records_path: str,
+               workers: int = 1, seed: int = 0,
+               progress: Callable[[int, int], None] | None = None) -> list[GameRecord]:
+    """Play the ladder's missing games, appending each finished game to `records_path`
+    (Ctrl-C keeps every finished one), and return every record of the ladder's games."""
+    plan = ladder_games(rungs, games_per_pair, seed)
+    have = read_records(records_path) if os.path.exists(records_path) else []
+    todo = missing_games(plan, have)
+    done = len(plan) - len(todo)
+    if progress:
+        progress(done, len(plan))
+    with open(records_path, "a", encoding="utf-8") as fh:
+        for record in run_local(todo, workers):
+            fh.write(record.to_json() + "\n")
+            fh.flush()
+            have.append(record)
+            done += 1
+            if progress:
+                progress(done, len(plan))
+    wanted = {_key(g.seed, g.seats) for g in plan}
+    return [r for r in have if _key(r.seed, r.bots) in wanted]
+
+
+@dataclass(frozen=True)
+class RungRating:
+    """A rung's rating on the anchored scale, its 95% interval and its games."""
+
+    rung: Rung
+    elo: float
+    ci: tuple[float, float]
+    games: int
+
+
+def ladder_ratings(rungs: Sequence[Rung], records: Sequence[GameRecord],
+                   anchor: str = ANCHOR) -> list[RungRating]:
+    """Bradley-Terry ratings of the rungs that played, shifted so that `anchor` is at 0,
+    in ladder order. The intervals are the mean-zero fit's, shifted alike (the anchor's
+    own interval then shows how well it is pinned against the others)."""
+    by_spec = {r.spec: r for r in rungs}
+    results = [r.result() for r in records if all(b in by_spec for b in r.bots)]
+    played = [r for r in rungs if any(r.spec in res.bots for res in results)]
+    if not played:
+        return []
+    rated: dict[str, Rating] = {x.bot: x for x in ratings(results, [r.spec for r in played])}
+    names = {r.name: r for r in played}
+    zero = rated[names[anchor].spec].elo if anchor in names else 0.0
+    counts = {r.spec: sum(r.spec in res.bots for res in results) for r in played}
+    return [RungRating(r, rated[r.spec].elo - zero,
+                       (rated[r.spec].ci[0] - zero, rated[r.spec].ci[1] - zero), counts[r.spec])
+            for r in played]
+
+
+def format_ladder(rated: Sequence[RungRating], anchor: str = ANCHOR) -> str:
+    """The ladder as a text table, strongest first."""
+    lines = [f"ladder, 2 players ({anchor} fixed at 0 Elo; 95% intervals)",
+             f"{'rung':<16}{'family':<12}{'budget':>8}{'Elo':>8}   {'95% interval':<18}{'games':>6}"]
+    for x in sorted(rated, key=lambda x: -x.elo):
+        lines.append(f"{x.rung.name:<16}{x.rung.family:<12}{x.rung.budget:>8}{x.elo:>8.0f}   "
+                     f"{x.ci[0]:>6.0f} to {x.ci[1]:<8.0f}{x.games:>6}")
+    return "\n".join(lines)
+
+
+def plot_ladder(rated: Sequence[RungRating], path: str, anchor: str = ANCHOR) -> None:
+    """Elo against budget on a log axis, one line per family with a budget (the others
+    as horizontal lines), written as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    families = dict.fromkeys(x.rung.family for x in rated)
+    for family in families:
+        pts = sorted((x for x in rated if x.rung.family == family), key=lambda x: x.rung.budget)
+        if pts[0].rung.budget > 0 and family != "expectimax":
+            xs = [x.rung.budget for x in pts]
+            ys = [x.elo for x in pts]
+            err = [[y - x.ci[0] for x, y in zip(pts, ys)], [x.ci[1] - y for x, y in zip(pts, ys)]]
+            ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=f"{family} (iterations)")
+        else:
+            for x in pts:
+                ax.axhline(x.elo, linestyle=":", linewidth=1, color="grey")
+                ax.annotate(x.rung.name, (1, x.elo), xycoords=("axes fraction", "data"),
+                            ha="right", va="bottom", fontsize=8, color="dimgrey")
+    ax.set_xscale("log")
+    ax.set_xlabel("search budget (iterations)")
+    ax.set_ylabel(f"Elo ({anchor} = 0)")
+    ax.set_title("The strength ladder, 2 players")
+    ax.grid(True, which="both", alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def doubling_elo(rated: Sequence[RungRating], family: str) -> list[tuple[int, int, float]]:
+    """(budget, next budget, Elo per doubling of iterations between them) along `family`."""
+    pts = sorted((x for x in rated if x.rung.family == family and x.rung.budget > 0),
+                 key=lambda x: x.rung.budget)
+    return [(a.rung.budget, b.rung.budget, (b.elo - a.elo) / math.log2(b.rung.budget / a.rung.budget))
+            for a, b in zip(pts, pts[1:])]

@@ -1,0 +1,99 @@
+"""``gallerist ladder``: the strength ladder (ai.arena.ladder): rungs from random to MCTS
+and the default bot at 3,000 iterations, seat-paired games between near rungs, and their
+ratings on one scale anchored at random = 0."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from gallerist.server.commands import CliError
+from gallerist.server.commands.options import (MAX_WORKERS, add_command, check_output_path,
+                                               int_range, seed_value, worker_count)
+
+__all__ = ["add", "run"]
+
+
+def add(sub: Any) -> None:
+    """Add ``ladder`` to the subcommands."""
+    from gallerist.ai.arena.ladder import ANCHOR, RUNGS
+
+    p = add_command(
+        sub, "ladder", run, help="rate fixed rungs of bots on one Elo scale",
+        description="Play seat-paired two-player games between rungs close in strength "
+                    "(random, greedy, expectimax by depth, MCTS and the default bot by "
+                    f"iterations) and rate them by Bradley-Terry, {ANCHOR} fixed at 0 Elo. "
+                    "Games already in the records file are not played again, so a run "
+                    "stopped early continues, and a new rung plays only its own games.")
+    p.add_argument("--rungs", default=None, metavar="A,B,...",
+                   help=f"the rungs to play (default all: {', '.join(r.name for r in RUNGS)})")
+    p.add_argument("--games-per-pair", type=int_range(2, 100_000), default=20, metavar="N",
+                   help="games between each pair of near rungs, both seatings of N/2 setups "
+                        "(even; default 20)")
+    p.add_argument("--workers", type=worker_count, default=1,
+                   help=f"games in parallel, 1..{MAX_WORKERS} (default 1)")
+    p.add_argument("--seed", type=seed_value, default=0, help="base setup seed (default 0)")
+    p.add_argument("--records", default="ladder-games.jsonl",
+                   help="JSON Lines file of the games, read and appended to "
+                        "(default ladder-games.jsonl)")
+    p.add_argument("--out", default="ladder.json", help="ratings as JSON (default ladder.json)")
+    p.add_argument("--png", default="ladder.png",
+                   help="Elo against budget, log axis (default ladder.png)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``gallerist ladder``."""
+    from tqdm import tqdm
+
+    from gallerist.ai.arena.ladder import (ANCHOR, LadderError, format_ladder, ladder_games,
+                                           ladder_ratings, plot_ladder, run_ladder, rungs_named)
+
+    try:
+        rungs = rungs_named(args.rungs.split(",") if args.rungs else None)
+        ladder_games(rungs, args.games_per_pair, args.seed)
+    except LadderError as exc:
+        raise CliError(str(exc)) from None
+    if len(rungs) < 2:
+        raise CliError("--rungs: a ladder needs at least two rungs")
+    for option, path in (("--records", args.records), ("--out", args.out), ("--png", args.png)):
+        check_output_path(path, option)
+    bar = None if args.no_progress else tqdm(total=None, unit="game", desc="ladder",
+                                             file=sys.stderr)
+
+    def progress(done: int, total: int) -> None:
+        if bar is not None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+    interrupted = False
+    try:
+        records = run_ladder(rungs, games_per_pair=args.games_per_pair,
+                             records_path=args.records, workers=args.workers, seed=args.seed,
+                             progress=progress)
+    except KeyboardInterrupt:
+        interrupted = True
+        from gallerist.ai.arena.records import read_records
+        records = read_records(args.records)
+    except ValueError as exc:   # a records file that is not one
+        raise CliError(str(exc)) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    rated = ladder_ratings(rungs, records)
+    print(format_ladder(rated))
+    try:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            json.dump({"anchor": ANCHOR, "players": 2, "games_per_pair": args.games_per_pair,
+                       "rungs": [{"rung": x.rung.name, "family": x.rung.family,
+                                  "budget": x.rung.budget, "spec": x.rung.spec, "elo": x.elo,
+                                  "ci": list(x.ci), "games": x.games} for x in rated]},
+                      fh, indent=1)
+        if rated:
+            plot_ladder(rated, args.png)
+    except OSError as exc:
+        raise CliError(f"cannot write the results: {exc}; the games are in {args.records}",
+                       status=1) from None
+    print(f"\nratings: {args.out}  games: {args.records}  picture: {args.png}")
+    return 130 if interrupted else 0
