@@ -12,11 +12,12 @@ prior keeps the likelihood finite, and the interval widens as the games get fewe
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 from scipy import optimize, special, stats
 
-__all__ = ["log_likelihood", "profile_intervals"]
+__all__ = ["anchored_intervals", "log_likelihood", "profile_intervals"]
 
 #: Widest bound searched, in natural units (~17,000 Elo): far beyond any real rating.
 _LIMIT = 100.0
@@ -59,13 +60,12 @@ def _profile(wins: np.ndarray, theta_hat: np.ndarray, i: int, t: float) -> float
     return -float(best.fun)
 
 
-def _bound(wins: np.ndarray, theta_hat: np.ndarray, i: int, top: float, crit: float,
+def _bound(profile: Callable[[float], float], t0: float, top: float, crit: float,
            direction: int) -> float:
-    """Where the profile deviance of bot i reaches `crit`, above (+1) or below (-1)."""
-    t0 = float(theta_hat[i])
+    """Where the profile deviance reaches `crit`, above (+1) or below (-1) `t0`."""
 
     def excess(t: float) -> float:
-        return 2.0 * (top - _profile(wins, theta_hat, i, t)) - crit
+        return 2.0 * (top - profile(t)) - crit
 
     step = 0.5
     while excess(t0 + direction * step) < 0:
@@ -74,6 +74,29 @@ def _bound(wins: np.ndarray, theta_hat: np.ndarray, i: int, top: float, crit: fl
             return direction * math.inf
     a, b = sorted((t0, t0 + direction * step))
     return float(optimize.brentq(excess, a, b, xtol=1e-6))
+
+
+def _profile_difference(wins: np.ndarray, theta_hat: np.ndarray, i: int, anchor: int,
+                        d: float) -> float:
+    """The log-likelihood maximised over the other strengths, with the anchor's strength
+    at 0 and bot i's at `d` (the likelihood depends only on differences)."""
+    n = len(theta_hat)
+    free = [j for j in range(n) if j not in (i, anchor)]
+
+    def full(v: np.ndarray) -> np.ndarray:
+        theta = np.empty(n)
+        theta[anchor], theta[i], theta[free] = 0.0, d, v
+        return theta
+
+    if not free:
+        return log_likelihood(full(np.empty(0)), wins)
+
+    def cost(v: np.ndarray) -> tuple[float, np.ndarray]:
+        theta = full(v)
+        return -log_likelihood(theta, wins), -_gradient(theta, wins)[free]
+
+    best = optimize.minimize(cost, theta_hat[free] - theta_hat[anchor], jac=True, method="BFGS")
+    return -float(best.fun)
 
 
 def profile_intervals(wins: np.ndarray, theta_hat: np.ndarray, level: float) -> list[tuple[float, float]]:
@@ -90,5 +113,29 @@ def profile_intervals(wins: np.ndarray, theta_hat: np.ndarray, level: float) -> 
         return [(0.0, 0.0)] * n
     crit = float(stats.chi2.ppf(level, 1))
     top = log_likelihood(theta_hat, wins)
-    return [(_bound(wins, theta_hat, i, top, crit, -1), _bound(wins, theta_hat, i, top, crit, +1))
-            for i in range(n)]
+    out = []
+    for i in range(n):
+        def profile(t: float, i: int = i) -> float:
+            return _profile(wins, theta_hat, i, t)
+        out.append((_bound(profile, float(theta_hat[i]), top, crit, -1),
+                    _bound(profile, float(theta_hat[i]), top, crit, +1)))
+    return out
+
+
+def anchored_intervals(wins: np.ndarray, theta_hat: np.ndarray, anchor: int,
+                       level: float) -> list[tuple[float, float]]:
+    """The `level` profile-likelihood interval of every strength less the anchor's (the
+    scale on which the anchor is fixed at 0), in natural units; the anchor's is (0, 0)."""
+    crit = float(stats.chi2.ppf(level, 1))
+    top = log_likelihood(theta_hat, wins)
+    out = []
+    for i in range(len(theta_hat)):
+        if i == anchor:
+            out.append((0.0, 0.0))
+            continue
+
+        def profile(d: float, i: int = i) -> float:
+            return _profile_difference(wins, theta_hat, i, anchor, d)
+        t0 = float(theta_hat[i] - theta_hat[anchor])
+        out.append((_bound(profile, t0, top, crit, -1), _bound(profile, t0, top, crit, +1)))
+    return out

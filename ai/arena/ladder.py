@@ -152,21 +152,19 @@ class RungRating:
 
 def ladder_ratings(rungs: Sequence[Rung], records: Sequence[GameRecord],
                    anchor: str = ANCHOR) -> list[RungRating]:
-    """Bradley-Terry ratings of the rungs that played, shifted so that `anchor` is at 0,
-    in ladder order. The intervals are the mean-zero fit's, shifted alike (the anchor's
-    own interval then shows how well it is pinned against the others)."""
+    """Bradley-Terry ratings of the rungs that played, `anchor` fixed at 0 (each interval
+    that of the difference to it), in ladder order."""
     by_spec = {r.spec: r for r in rungs}
     results = [r.result() for r in records if all(b in by_spec for b in r.bots)]
     played = [r for r in rungs if any(r.spec in res.bots for res in results)]
     if not played:
         return []
-    rated: dict[str, Rating] = {x.bot: x for x in ratings(results, [r.spec for r in played])}
     names = {r.name: r for r in played}
-    zero = rated[names[anchor].spec].elo if anchor in names else 0.0
+    fixed = names[anchor].spec if anchor in names else None
+    rated: dict[str, Rating] = {x.bot: x for x in ratings(results, [r.spec for r in played],
+                                                          anchor=fixed)}
     counts = {r.spec: sum(r.spec in res.bots for res in results) for r in played}
-    return [RungRating(r, rated[r.spec].elo - zero,
-                       (rated[r.spec].ci[0] - zero, rated[r.spec].ci[1] - zero), counts[r.spec])
-            for r in played]
+    return [RungRating(r, rated[r.spec].elo, rated[r.spec].ci, counts[r.spec]) for r in played]
 
 
 def format_ladder(rated: Sequence[RungRating], anchor: str = ANCHOR) -> str:

@@ -190,21 +190,29 @@ class Rating:
     ci: tuple[float, float]
 
 
-def ratings(results: Sequence[GameResult], bots: Sequence[str], prior: float = PRIOR) -> list[Rating]:
-    """Bradley-Terry (Elo scale, mean 0) ratings fitted on all results with the prior,
-    and their 95% profile-likelihood intervals (`ai.arena.intervals`); best first.
+def ratings(results: Sequence[GameResult], bots: Sequence[str], prior: float = PRIOR,
+            anchor: str | None = None) -> list[Rating]:
+    """Bradley-Terry ratings (Elo scale) fitted on all results with the prior, and their
+    95% profile-likelihood intervals (`ai.arena.intervals`); best first. The scale has
+    mean 0, or with `anchor` (one of `bots`) that bot fixed at 0 and every interval that
+    of the difference to it.
 
     The pairs of a three- or four-player game are counted as independent games, so
     there the intervals are somewhat too narrow.
     """
-    from gallerist.ai.arena.intervals import profile_intervals
+    from gallerist.ai.arena.intervals import anchored_intervals, profile_intervals
 
     if prior <= 0:
         raise ValueError(f"prior must be > 0 (it keeps perfect records finite), got {prior}")
     idx = {b: i for i, b in enumerate(bots)}
     wins = _pair_matrix(results, idx)
     point = bradley_terry(wins, prior=prior)
-    bounds = profile_intervals(with_prior(wins, prior), point / ELO_PER_UNIT, LEVEL)
+    if anchor is None:
+        bounds = profile_intervals(with_prior(wins, prior), point / ELO_PER_UNIT, LEVEL)
+    else:
+        point = point - point[idx[anchor]]
+        bounds = anchored_intervals(with_prior(wins, prior), point / ELO_PER_UNIT, idx[anchor],
+                                    LEVEL)
     out = [Rating(bot=b, elo=float(point[i]),
                   ci=(float(bounds[i][0] * ELO_PER_UNIT), float(bounds[i][1] * ELO_PER_UNIT)))
            for b, i in idx.items()]

@@ -181,3 +181,21 @@ def test_picture_has_a_heat_map_and_no_clipped_label(tmp_path) -> None:
         assert e.x0 >= box.x0 - 1 and e.x1 <= box.x1 + 1 and e.y0 >= box.y0 - 1 and e.y1 <= box.y1 + 1, t
     plot_ratings(report, str(tmp_path / "r.png"))
     assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_anchored_ratings_fix_the_anchor_and_give_intervals_of_the_difference() -> None:
+    """With an anchor, its rating is 0 with no interval; with two bots the interval of
+    the difference is exactly twice the mean-zero interval (theta_a - theta_b = 2 theta_a)."""
+    from gallerist.ai.arena.ratings import GameResult, ratings
+
+    results = ([GameResult(bots=("a", "b"), money=(10, 5), returns=(1.0, 0.0))] * 7
+               + [GameResult(bots=("b", "a"), money=(10, 5), returns=(1.0, 0.0))] * 3)
+    free = {r.bot: r for r in ratings(results, ["a", "b"])}
+    fixed = {r.bot: r for r in ratings(results, ["a", "b"], anchor="b")}
+    assert fixed["b"].elo == 0 and fixed["b"].ci == (0.0, 0.0)
+    assert abs(fixed["a"].elo - 2 * free["a"].elo) < 1e-6
+    assert all(abs(f - 2 * m) < 0.5 for f, m in zip(fixed["a"].ci, free["a"].ci))
+    three = results + [GameResult(bots=("a", "c"), money=(9, 1), returns=(1.0, 0.0))] * 4
+    rated = {r.bot: r for r in ratings(three, ["a", "b", "c"], anchor="c")}
+    assert rated["c"].elo == 0 and rated["a"].elo > rated["b"].elo
+    assert all(r.ci[0] <= r.elo <= r.ci[1] for r in rated.values())
