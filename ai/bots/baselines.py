@@ -28,6 +28,15 @@ def _options(bot: str) -> Options:
                limit="max_playouts"))
 
 
+
+def _set_options(bot: BaseBot, seed: int, options: dict[str, Any]) -> None:
+    """Check `options` against the bot's declaration and set its seed, calibration and
+    root playouts (the greedy and random bots take the same options)."""
+    o = bot.OPTIONS.resolve(options)
+    bot._use_calibration(o["calibrated"])
+    bot._use_playouts(o["playouts"])
+    bot.seed = seed
+
 class RandomBot(BaseBot):
     """Picks a legal move uniformly at random (seeded). Its analysis reports the static
     evaluation after each move, as greedy's."""
@@ -36,10 +45,7 @@ class RandomBot(BaseBot):
     OPTIONS = _options(name)
 
     def __init__(self, *, seed: int = 0, **options: Any) -> None:
-        o = self.OPTIONS.resolve(options)
-        self._use_calibration(o["calibrated"])
-        self._use_playouts(o["playouts"])
-        self.seed = seed
+        _set_options(self, seed, options)
         self.rng = np.random.default_rng(seed)
 
     def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
@@ -84,10 +90,7 @@ class GreedyBot(BaseBot):
     OPTIONS = _options(name)
 
     def __init__(self, *, seed: int = 0, **options: Any) -> None:
-        o = self.OPTIONS.resolve(options)
-        self._use_calibration(o["calibrated"])
-        self._use_playouts(o["playouts"])
-        self.seed = seed
+        _set_options(self, seed, options)
         self._calls = 0
         self._evaluator = HeuristicEvaluator()
 
