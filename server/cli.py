@@ -19,7 +19,7 @@ from gallerist.ai.signals import stop_on_signals
 from gallerist.server.commands.model_option import model_option
 from gallerist.server.demo_state import DemoPositionError
 from gallerist.server.commands import (CliError, analyze, apply, arena, bots, demo, hint,
-                                       label, ladder, legal, loadtest, new, play, replay,
+                                       label, ladder, legal, levels, loadtest, new, play, replay,
                                        review, selfplay, serve, train)
 
 __all__ = ["CliError", "build_parser", "main", "version"]
@@ -32,9 +32,10 @@ examples:
   gallerist hint game.json --bot mcts --time-ms 2000
   gallerist hint --demo --local --bot expectimax:depth=3
   gallerist bots mcts                             the options of a bot spec
+  gallerist levels                                the opponent levels (level:1 ..) and their Elo
   gallerist hint --demo --local --model model.npz  the default bot with another model
   gallerist play mcts:iterations=300 greedy --seed 4
-  gallerist play human mcts --record game.jsonl   play at the terminal
+  gallerist play human level:3 --record game.jsonl   play level 3 at the terminal
   gallerist legal game.json; gallerist apply game.json move:AC -o next.json
   gallerist ladder --games-per-pair 20 --workers 2   rate fixed rungs on one Elo scale
   gallerist analyze arena-games.jsonl --game 3 --bot mcts --time-ms 200
@@ -54,7 +55,7 @@ exit status (every command):
 """
 
 #: The commands, in the order of ``gallerist --help``.
-COMMANDS = (serve, hint, play, bots, new, legal, apply, demo, arena, ladder, replay, analyze,
+COMMANDS = (serve, hint, play, bots, levels, new, legal, apply, demo, arena, ladder, replay, analyze,
             review, selfplay, label, train, loadtest)
 
 

@@ -200,7 +200,8 @@ def hint_response(report: Report, max_moves: int, query_id: str = "") -> Any:
         legal_move_count=report.legal_move_count, stats=stats, final=report.final,
         budget=budget_message(report.budget), deadline_limited=report.deadline_limited,
         stopped=report.stopped, root=_root(a), query_id=query_id,
-        resolved_bot_spec=report.bot_spec, model=report.model)
+        resolved_bot_spec=report.bot_spec, model=report.model,
+        chosen=_move(a.played) if report.final else None)
 
 
 #: MoveLabel numbers by review label.

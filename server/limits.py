@@ -74,7 +74,7 @@ class Limits:
     min_interval_ms: int = 20
     deadline_reserve_ms: float = 15.0
     deadline_reserve_fraction: float = 0.1
-    bots: tuple[str, ...] = ("mcts", "expectimax", "greedy", "random")
+    bots: tuple[str, ...] = ("mcts", "expectimax", "greedy", "random", "level")
     local: bool = False
 
     @property
@@ -147,7 +147,8 @@ def check_spec(spec: str, limits: Limits, *, field: str = "bot_spec") -> tuple[s
         option = declared[key]
         if isinstance(value, float) and not math.isfinite(value):
             raise RequestError(field, f"option {key}={value} must be a finite number")
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+        if (isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0
+                and (option.low is not None or option.above is not None)):
             raise RequestError(field, f"option {key}={value} must be >= 0")
         if option.above is not None and value <= option.above:
             raise RequestError(field, f"option {key}={value} must be > {option.above:g}")

@@ -67,6 +67,9 @@ def format_hint(response: Any, *, title: str = "", limit: int = 10) -> str:
         lines.append("")
         lines.append("Position: " + format_root(r.root))
         lines.append("Turn plan: " + format_plan(list(r.moves[0].pv_notation)))
+    if r.HasField("chosen") and r.moves and r.chosen.action != r.moves[0].action:
+        lines.append(f"Plays: {r.chosen.notation} (the {r.bot} bot's pick among its best "
+                     "moves, not the first)")
     lines.append(f"Search: {counted(stats.iterations, 'iteration')}, "
                  f"{counted(stats.nodes, 'node')}, "
                  f"depth {stats.depth}, {stats.elapsed_ms:,.0f} ms, "

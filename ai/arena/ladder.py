@@ -14,12 +14,13 @@ from dataclasses import dataclass
 
 from gallerist.ai.arena.ratings import Rating, ratings
 from gallerist.ai.arena.records import GameRecord, read_records
-from gallerist.ai.arena.tournament import GameSpec, run_local
+from gallerist.ai.arena.tournament import GameSpec, run_local, run_ray
 from gallerist.engine.errors import GalleristError
 
-__all__ = ["ANCHOR", "LadderError", "RUNGS", "Rung", "RungRating", "doubling_elo",
-           "format_ladder", "ladder_games", "ladder_ratings", "missing_games", "plot_ladder",
-           "run_ladder", "rungs_named"]
+__all__ = ["ANCHOR", "LEVEL_TIES", "LadderError", "RUNGS", "Rung", "RungRating",
+           "doubling_elo", "format_ladder", "ladder_games", "ladder_ratings", "level_games",
+           "level_rungs", "levels_json", "missing_games", "plot_ladder", "run_ladder",
+           "run_plan", "rungs_named"]
 
 
 class LadderError(GalleristError, ValueError):
@@ -94,6 +95,8 @@ def ladder_games(rungs: Sequence[Rung], games_per_pair: int, seed: int = 0,
                  reach: int = REACH) -> list[GameSpec]:
     """Every game of the ladder: each rung against the next `reach` rungs, on
     `games_per_pair` // 2 setup seeds, both seatings of each (seat-paired)."""
+    if isinstance(reach, bool) or not isinstance(reach, int) or not 1 <= reach <= len(RUNGS):
+        raise LadderError(f"reach must be an integer 1..{len(RUNGS)}, got {reach!r}")
     if isinstance(games_per_pair, bool) or not isinstance(games_per_pair, int) or not (
             2 <= games_per_pair <= 100_000) or games_per_pair % 2:
         raise LadderError(f"games per pair must be an even number 2..100000, got {games_per_pair!r}")
@@ -111,6 +114,53 @@ def _key(seed: int, seats: Sequence[str]) -> tuple[int, tuple[str, ...]]:
     return seed, tuple(seats)
 
 
+def level_rungs(numbers: Iterable[str] | None = None) -> list[Rung]:
+    """The levels (ai.bots.levels; `numbers`: only these, None: all) as rungs "level-N"
+    whose budget is their iterations, each playing its setting's spec (a level re-tuned
+    is a new rung: its old games are not counted for it).
+
+    Raises:
+        LadderError: a number that is not a level, naming the levels.
+    """
+    from gallerist.ai.bots.levels import LEVELS
+
+    wanted = range(1, len(LEVELS) + 1)
+    if numbers is not None:
+        texts = [t.strip() for t in numbers if t.strip()]
+        bad = [t for t in texts if not (t.isdigit() and 1 <= int(t) <= len(LEVELS))]
+        if bad or not texts:
+            raise LadderError(f"levels are 1..{len(LEVELS)}, got {bad[0] if bad else 'none'!r}")
+        wanted = sorted({int(t) for t in texts})
+    return [Rung(f"level-{n}", "level", LEVELS[n - 1].iterations,
+                 LEVELS[n - 1].spec(calibrated=False)) for n in wanted]
+
+
+#: The ladder rungs each level meets besides the next level: the two nearest it in
+#: rating, which tie the levels to the ladder's scale.
+LEVEL_TIES: dict[int, tuple[str, ...]] = {
+    1: ("random", "greedy"), 2: ("greedy", "mcts-10"), 3: ("greedy", "mcts-10"),
+    4: ("mcts-10", "mcts-30"), 5: ("default-10", "mcts-100"),
+    6: ("default-100", "default-300"), 7: ("mcts-300", "default-300"),
+    8: ("default-300", "mcts-1000"),
+}
+
+
+def level_games(levels: Sequence[Rung], rungs: Sequence[Rung], games_per_pair: int,
+                tie_games: int, seed: int = 0) -> list[GameSpec]:
+    """The games of `levels` (`level_rungs`): each against the next of them
+    (`games_per_pair`) and against those of its `LEVEL_TIES` rungs that are among `rungs`
+    (`tie_games`), seat-paired and keyed like the ladder's."""
+    by_name = {r.name: r for r in rungs}
+    out: list[GameSpec] = []
+    for low, high in zip(levels, levels[1:]):
+        out += ladder_games([low, high], games_per_pair, seed, reach=1)
+    for level in levels:
+        for name in LEVEL_TIES.get(int(level.name.split("-")[1]), ()):
+            if name in by_name:
+                out += ladder_games([by_name[name], level], tie_games, seed, reach=1)
+    return [GameSpec(index=i, seed=g.seed, seats=g.seats) for i, g in enumerate(out)]
+
+
 def missing_games(plan: Sequence[GameSpec], records: Iterable[GameRecord]) -> list[GameSpec]:
     """The games of `plan` that `records` do not hold yet."""
     done = {_key(r.seed, r.bots) for r in records if r.complete}
@@ -118,26 +168,42 @@ def missing_games(plan: Sequence[GameSpec], records: Iterable[GameRecord]) -> li
 
 
 def run_ladder(rungs: Sequence[Rung], *, games_per_pair: int, records_path: str,
-               workers: int = 1, seed: int = 0,
+               workers: int = 1, seed: int = 0, reach: int = REACH, backend: str = "local",
+               ray_address: str | None = None,
                progress: Callable[[int, int], None] | None = None) -> list[GameRecord]:
     """Play the ladder's missing games, appending each finished game to `records_path`
-    (Ctrl-C keeps every finished one), and return every record of the ladder's games."""
-    plan = ladder_games(rungs, games_per_pair, seed)
+    (Ctrl-C keeps every finished one), and return every record of a game between two of
+    `rungs` (the plan's and any earlier run's, e.g. one with a longer reach)."""
+    return run_plan(ladder_games(rungs, games_per_pair, seed, reach), rungs,
+                    records_path=records_path, workers=workers, backend=backend,
+                    ray_address=ray_address, progress=progress)
+
+
+def run_plan(plan: Sequence[GameSpec], rungs: Sequence[Rung], *, records_path: str,
+             workers: int = 1, backend: str = "local", ray_address: str | None = None,
+             progress: Callable[[int, int], None] | None = None) -> list[GameRecord]:
+    """Play the games of `plan` that `records_path` does not hold yet (appending each)
+    on local processes or Ray (`backend`), and return every record of a game between
+    two of `rungs`."""
+    if backend not in ("local", "ray"):
+        raise LadderError(f"unknown backend {backend!r}: use 'local' or 'ray'")
     have = read_records(records_path) if os.path.exists(records_path) else []
     todo = missing_games(plan, have)
     done = len(plan) - len(todo)
     if progress:
         progress(done, len(plan))
     with open(records_path, "a", encoding="utf-8") as fh:
-        for record in run_local(todo, workers):
+        games = (run_local(todo, workers) if backend == "local"
+                 else run_ray(todo, workers, ray_address))
+        for record in games:
             fh.write(record.to_json() + "\n")
             fh.flush()
             have.append(record)
             done += 1
             if progress:
                 progress(done, len(plan))
-    wanted = {_key(g.seed, g.seats) for g in plan}
-    return [r for r in have if _key(r.seed, r.bots) in wanted]
+    specs = {r.spec for r in rungs}
+    return [r for r in have if r.complete and all(b in specs for b in r.bots)]
 
 
 @dataclass(frozen=True)
@@ -185,7 +251,20 @@ def plot_ladder(rated: Sequence[RungRating], path: str, anchor: str = ANCHOR) ->
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    levels = sorted((int(x.rung.name.split("-")[1]), x) for x in rated if x.rung.family == "level")
+    rated = [x for x in rated if x.rung.family != "level"]
+    if levels:
+        fig, (ax, lx) = plt.subplots(1, 2, figsize=(12, 4.8), gridspec_kw={"width_ratios": [3, 2]})
+        ys = [x.elo for _, x in levels]
+        lx.errorbar([n for n, _ in levels], ys, marker="o", capsize=3,
+                    yerr=[[y - x.ci[0] for (_, x), y in zip(levels, ys)],
+                          [x.ci[1] - y for (_, x), y in zip(levels, ys)]])
+        lx.set_xlabel("level")
+        lx.set_ylabel(f"Elo ({anchor} = 0)")
+        lx.set_title("The levels")
+        lx.grid(True, alpha=0.3)
+    else:
+        fig, ax = plt.subplots(figsize=(7.5, 4.8))
     families = dict.fromkeys(x.rung.family for x in rated)
     for family in families:
         pts = sorted((x for x in rated if x.rung.family == family), key=lambda x: x.rung.budget)

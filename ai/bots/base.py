@@ -130,6 +130,9 @@ class Analysis:
     none were played, and solo): the bot's own root playouts for the bots that rank moves
     by the heuristic (their `playouts` option), MCTS's root statistics for MCTS. It is
     one input of the calibrated numbers (ai.calibration.maps), raw itself.
+
+    `chosen` is the move a bot that does not always play the best plays (a level,
+    ai.bots.levels); None: it plays `best`.
     """
 
     player: int
@@ -141,6 +144,15 @@ class Analysis:
     elapsed_ms: float = 0.0
     final: bool = True
     playout_win: list[float] = field(default_factory=list)
+    chosen: ActionId | None = None
+
+    @property
+    def played(self) -> MoveInfo:
+        """The move the bot plays: `chosen` (a level's pick among the moves) when set,
+        else the best."""
+        if self.chosen is None:
+            return self.moves[0]
+        return next(m for m in self.moves if m.action == self.chosen)
 
     @property
     def root(self) -> PositionSummary:

@@ -183,9 +183,11 @@ class Option:
 class Options:
     """A bot's options, in their order (the order of resolved specs and of the docs)."""
 
-    def __init__(self, bot: str, *options: Option) -> None:
+    def __init__(self, bot: str, *options: Option, positional: str = "") -> None:
         self.bot = bot
         self.options = options
+        #: the option a spec may give as its first item without its name ("level:3")
+        self.positional = positional
         self._by_name = {o.name: o for o in options}
         if len(self._by_name) != len(options):
             raise ValueError(f"{bot}: an option is declared twice")

@@ -1,5 +1,5 @@
 """Bots from short spec strings: "mcts:iterations=2000,threads=2", "expectimax:depth=3",
-"greedy", "random", and "remote:HOST:PORT,bot=mcts,..." (a running hint service).
+"greedy", "random", "level:3", "level:elo=1200", and "remote:HOST:PORT,bot=mcts,..." (a running hint service).
 
 The one parser (`parse_spec`) and factory (`make_bot`) of bot specs: the arena, the
 command line and the service all build their bots here.
@@ -11,6 +11,7 @@ from typing import Any
 
 from gallerist.ai.bots.baselines import GreedyBot, RandomBot
 from gallerist.ai.bots.expectimax import ExpectimaxBot
+from gallerist.ai.bots.levels import LevelBot
 from gallerist.ai.bots.mcts import MctsBot
 from gallerist.ai.bots.options import Options, option_text
 from gallerist.ai.interop.openspiel_bots import OpenSpielMctsBot, OpenSpielRandomBot
@@ -27,6 +28,7 @@ BOTS: dict[str, Any] = {
     "expectimax": ExpectimaxBot,
     "greedy": GreedyBot,
     "random": RandomBot,
+    "level": LevelBot,
     # OpenSpiel's bots: open_spiel is imported only when one is made (optional extra).
     "openspiel-mcts": OpenSpielMctsBot,
     "openspiel-random": OpenSpielRandomBot,
@@ -83,9 +85,11 @@ def _parse(spec: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
     name = name.strip().lower()
     declared = declared_options(name)
     opts: dict[str, Any] = {}
-    for item in filter(None, (x.strip() for x in rest.split(","))):
+    for i, item in enumerate(filter(None, (x.strip() for x in rest.split(",")))):
         key, eq, value = item.partition("=")
         key = key.strip()
+        if not eq and i == 0 and declared.positional:
+            key, eq, value = declared.positional, "=", item
         if not eq:
             raise ValueError(f"{name} option {key!r} needs a value (key=value)")
         if key not in declared:

@@ -5,10 +5,12 @@
 // rules engine of its own), reads a state written by `gallerist new` (protobuf's JSON
 // mapping) and sends it back unchanged, then plays the game to its end: LegalActions and
 // ApplyAction at every step (decisions by id, by notation, chance events by a seed), and
-// SuggestMoves now and then, playing the move it ranks first.
+// SuggestMoves now and then, playing the move it ranks first. With --opponent SPEC (e.g.
+// level:3) the last seat is an AI opponent: one SuggestMoves call per decision, playing
+// the move the response says that bot plays (`chosen`).
 //
 //   node play.js --address localhost:50051 --state game.json [--out final.json]
-//                [--seed N] [--hints 3] [--iterations 20] [--token TOKEN]
+//                [--seed N] [--hints 3] [--iterations 20] [--opponent SPEC] [--token TOKEN]
 //
 // Before the game it checks that nothing of the JSON state is lost on the way: the state
 // object serialized and read back by proto-loader must equal the JSON object, and, given
@@ -35,7 +37,7 @@ const LOADER_OPTIONS = { enums: String, longs: String, defaults: true, oneofs: f
 const MAX_ACTIONS = 20000;
 
 const USAGE = `usage: node play.js --address HOST:PORT --state FILE [--out FILE] [--seed N]
-                    [--hints N] [--iterations N] [--token TOKEN]
+                    [--hints N] [--iterations N] [--opponent SPEC] [--token TOKEN]
 
 Plays one whole game through the Gallerist hint service, from a state written by
 \`gallerist new\` (protobuf's JSON mapping), and prints one JSON line with the result.
@@ -47,6 +49,8 @@ Plays one whole game through the Gallerist hint service, from a state written by
                        (default 1)
   --hints N            SuggestMoves calls on the way, the best move played (default 3)
   --iterations N       the hints' MCTS iterations (default 20)
+  --opponent SPEC      the last seat is this bot (e.g. level:3, level:elo=900): it plays
+                       the move SuggestMoves says it plays (the response's \`chosen\`)
   --token TOKEN        the service's bearer token, when it asks for one
   --out FILE           write the final state here, as JSON
   --help               show this message
@@ -62,6 +66,7 @@ function parseOptions(argv) {
       address: { type: 'string' }, state: { type: 'string' }, out: { type: 'string' },
       seed: { type: 'string' }, hints: { type: 'string', default: '3' },
       iterations: { type: 'string', default: '20' }, token: { type: 'string' },
+      opponent: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     } }));
   } catch (err) {
@@ -177,6 +182,15 @@ async function chooseMove(call, state, legal, turn) {
   if (position.kind === 'POSITION_KIND_CHANCE') {
     return { request: { state, chanceSeed: String(Math.floor(turn.rand() * 2 ** 40)) } };
   }
+  if (turn.opponent && position.player === state.numPlayers - 1) {
+    turn.opponentMoves += 1;
+    const reply = await call('SuggestMoves', {
+      state, botSpec: turn.opponent, maxMoves: 1, seed: turn.opponentMoves });
+    assert.ok(reply.chosen, 'SuggestMoves did not say which move the opponent plays');
+    assert.ok(actions.some((a) => a.action === reply.chosen.action),
+      `the opponent's move ${reply.chosen.notation} is not legal`);
+    return { request: { state, action: reply.chosen.action }, expect: reply.chosen.action };
+  }
   if (turn.hintAt.has(turn.decisions++)) {
     turn.hints += 1;   // MCTS, greedy, MCTS, ...
     const hint = await call('SuggestMoves', {
@@ -197,14 +211,16 @@ async function chooseMove(call, state, legal, turn) {
 // Plays from `state` to the end; returns the final state and position.
 async function playGame(call, state, options) {
   const turn = { rand: random(options.seed), decisions: 0, hints: 0,
-                 iterations: options.iterations, hintAt: new Set() };
+                 iterations: options.iterations, hintAt: new Set(),
+                 opponent: options.opponent, opponentMoves: 0 };
   // hints at the first decision and then every 25th, `options.hints` in all
   for (let k = 0; k < options.hints; k++) turn.hintAt.add(25 * k);
   for (let actions = 0; actions < MAX_ACTIONS; actions++) {
     const legal = await call('LegalActions', { state });
     if (legal.position.kind === 'POSITION_KIND_TERMINAL') {
       assert.equal(legal.actions.length, 0, 'a finished game still has legal actions');
-      return { state, position: legal.position, actions, hints: turn.hints };
+      return { state, position: legal.position, actions, hints: turn.hints,
+               opponentMoves: turn.opponentMoves };
     }
     const { request, expect } = await chooseMove(call, state, legal, turn);
     const applied = await call('ApplyAction', request);
@@ -232,6 +248,7 @@ async function main(argv) {
     }
     if (options.out) fs.writeFileSync(options.out, JSON.stringify(end.state));
     console.log(JSON.stringify({ ok: true, actions: end.actions, hints: end.hints,
+                                 opponentMoves: end.opponentMoves,
                                  money: end.position.money, winners: end.position.winners }));
   } finally {
     stub.close();

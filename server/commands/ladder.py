@@ -17,7 +17,7 @@ __all__ = ["add", "run"]
 
 def add(sub: Any) -> None:
     """Add ``ladder`` to the subcommands."""
-    from gallerist.ai.arena.ladder import ANCHOR, RUNGS
+    from gallerist.ai.arena.ladder import ANCHOR, REACH, RUNGS
 
     p = add_command(
         sub, "ladder", run, help="rate fixed rungs of bots on one Elo scale",
@@ -31,8 +31,26 @@ def add(sub: Any) -> None:
     p.add_argument("--games-per-pair", type=int_range(2, 100_000), default=20, metavar="N",
                    help="games between each pair of near rungs, both seatings of N/2 setups "
                         "(even; default 20)")
+    p.add_argument("--reach", type=int_range(1, len(RUNGS)), default=REACH, metavar="K",
+                   help=f"each rung meets the next K rungs (default {REACH}); the ratings "
+                        "use every game between the rungs in the records, so a run with "
+                        "--reach 1 adds games between neighbours only")
+    p.add_argument("--levels", nargs="?", const="all", default=None, metavar="N,N,...",
+                   help="also play the levels (all, or these): each against the next level "
+                        "(--games-per-pair games) and against the two rungs nearest it "
+                        "(--tie-games), and write their ratings to --levels-out")
+    p.add_argument("--tie-games", type=int_range(2, 100_000), default=20, metavar="N",
+                   help="with --levels: games between a level and each rung tied to it "
+                        "(even; default 20)")
+    p.add_argument("--levels-out", default="levels.json", metavar="PATH",
+                   help="with --levels: the levels' ratings as JSON, the file the level bot "
+                        "reads (packaged: ai/bots/levels.json; default levels.json)")
     p.add_argument("--workers", type=worker_count, default=1,
                    help=f"games in parallel, 1..{MAX_WORKERS} (default 1)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="local processes or Ray tasks (default local)")
+    p.add_argument("--ray-address", default=None, metavar="ADDRESS",
+                   help="with --backend ray: a running Ray cluster (default: start one here)")
     p.add_argument("--seed", type=seed_value, default=0, help="base setup seed (default 0)")
     p.add_argument("--records", default="ladder-games.jsonl",
                    help="JSON Lines file of the games, read and appended to "
@@ -48,16 +66,26 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from gallerist.ai.arena.ladder import (ANCHOR, LadderError, format_ladder, ladder_games,
-                                           ladder_ratings, plot_ladder, run_ladder, rungs_named)
+                                           ladder_ratings, level_games, level_rungs,
+                                           plot_ladder, run_plan, rungs_named)
 
     try:
         rungs = rungs_named(args.rungs.split(",") if args.rungs else None)
-        ladder_games(rungs, args.games_per_pair, args.seed)
+        plan = ladder_games(rungs, args.games_per_pair, args.seed, args.reach)
     except LadderError as exc:
         raise CliError(str(exc)) from None
     if len(rungs) < 2:
         raise CliError("--rungs: a ladder needs at least two rungs")
-    for option, path in (("--records", args.records), ("--out", args.out), ("--png", args.png)):
+    outputs = [("--records", args.records), ("--out", args.out), ("--png", args.png)]
+    if args.levels:
+        try:
+            levels = level_rungs(None if args.levels == "all" else args.levels.split(","))
+        except LadderError as exc:
+            raise CliError(f"--levels: {exc}") from None
+        plan = plan + level_games(levels, rungs, args.games_per_pair, args.tie_games, args.seed)
+        rungs = rungs + levels
+        outputs.append(("--levels-out", args.levels_out))
+    for option, path in outputs:
         check_output_path(path, option)
     bar = None if args.no_progress else tqdm(total=None, unit="game", desc="ladder",
                                              file=sys.stderr)
@@ -69,13 +97,15 @@ def run(args: argparse.Namespace) -> int:
 
     interrupted = False
     try:
-        records = run_ladder(rungs, games_per_pair=args.games_per_pair,
-                             records_path=args.records, workers=args.workers, seed=args.seed,
-                             progress=progress)
+        records = run_plan(plan, rungs, records_path=args.records, workers=args.workers,
+                           backend=args.backend, ray_address=args.ray_address,
+                           progress=progress)
     except KeyboardInterrupt:
         interrupted = True
         from gallerist.ai.arena.records import read_records
-        records = read_records(args.records)
+        specs = {r.spec for r in rungs}
+        records = [r for r in read_records(args.records)
+                   if r.complete and all(b in specs for b in r.bots)]
     except ValueError as exc:   # a records file that is not one
         raise CliError(str(exc)) from None
     finally:
@@ -86,14 +116,33 @@ def run(args: argparse.Namespace) -> int:
     try:
         with open(args.out, "w", encoding="utf-8") as fh:
             json.dump({"anchor": ANCHOR, "players": 2, "games_per_pair": args.games_per_pair,
+                       "reach": args.reach,
                        "rungs": [{"rung": x.rung.name, "family": x.rung.family,
                                   "budget": x.rung.budget, "spec": x.rung.spec, "elo": x.elo,
                                   "ci": list(x.ci), "games": x.games} for x in rated]},
                       fh, indent=1)
         if rated:
             plot_ladder(rated, args.png)
+        if args.levels:
+            write_levels(rated, args.levels_out)
     except OSError as exc:
         raise CliError(f"cannot write the results: {exc}; the games are in {args.records}",
                        status=1) from None
-    print(f"\nratings: {args.out}  games: {args.records}  picture: {args.png}")
+    print(f"\nratings: {args.out}  games: {args.records}  picture: {args.png}"
+          + (f"  levels: {args.levels_out}" if args.levels else ""))
     return 130 if interrupted else 0
+
+
+def write_levels(rated: Any, path: str) -> None:
+    """The levels' ratings (rungs "level-N") as the JSON the level bot reads."""
+    from gallerist.ai.arena.ladder import ANCHOR
+    from gallerist.ai.bots.levels import LEVELS
+    from gallerist.ai.files import write_atomically
+
+    levels = sorted((int(x.rung.name.split("-")[1]), x) for x in rated if x.rung.family == "level")
+    data = {"anchor": ANCHOR, "players": 2,
+            "levels": [{"level": n, "elo": round(x.elo, 1),
+                        "ci": [round(x.ci[0], 1), round(x.ci[1], 1)], "games": x.games,
+                        "spec": x.rung.spec, **vars(LEVELS[n - 1])} for n, x in levels]}
+    text = json.dumps(data, indent=1) + "\n"
+    write_atomically(path, lambda fh: fh.write(text), "w", encoding="utf-8")

@@ -27,6 +27,8 @@ SCRIPTS: dict[str, tuple[list[str], str, list[str]]] = {
                         "speed-up on 2 threads", ["search.json"]),
     "analyze_bench.py": (["--time-ms", "5", "--workers", "1"], "pos/s", []),
     "arena_bench.py": (["--games", "4", "--no-ray"], "games/s", []),
+    "levels_bench.py": (["--games", "1", "--levels", "1,2", "--out", "{tmp}/levels.json"],
+                        "mean ms", ["levels.json"]),
     "selfplay_bench.py": (["--games", "2", "--no-ray", "--spec", "mcts:iterations=20",
                            "--out", "{tmp}/selfplay.json"], "positions/s", ["selfplay.json"]),
     "model_bench.py": (["--quick", "--json", "{tmp}/model.json"], "iterations", ["model.json"]),
