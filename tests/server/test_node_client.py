@@ -87,7 +87,8 @@ def test_node_client_help_prints_usage_and_exits_0() -> None:
     result = _run_client("--help")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("usage: node play.js --address HOST:PORT --state FILE")
-    for option in ("--address", "--state", "--seed", "--hints", "--iterations", "--token", "--out"):
+    for option in ("--address", "--state", "--seed", "--hints", "--iterations", "--opponent",
+                   "--token", "--out"):
         assert option in result.stdout
 
 
@@ -111,3 +112,32 @@ def test_node_client_without_seed_plays_and_a_wrong_seed_is_one_line(
     assert len(lines) == 1, wrong.stderr
     assert lines[0].startswith("error: --seed 1: NewGame(2 players, seed 1) differs from the "
                                "--state file at state.")
+
+
+def test_node_client_plays_a_whole_game_against_a_level(service: GalleristServer,
+                                                        tmp_path: Path) -> None:
+    """An AI opponent from Node.js: with --opponent level:2 every decision of the last seat
+    is one SuggestMoves call whose `chosen` move is applied; the game reaches its end."""
+    start, final = tmp_path / "game.json", tmp_path / "final.json"
+    new = subprocess.run([sys.executable, "-m", "gallerist.server", "new", "--players", "2",
+                          "--seed", "9", "-o", str(start)], capture_output=True, text=True,
+                         timeout=60)
+    assert new.returncode == 0, new.stderr
+    result = _run_client("--address", f"localhost:{service.port}", "--state", str(start),
+                         "--hints", "0", "--opponent", "level:2", "--out", str(final))
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    assert summary["ok"] is True and summary["opponentMoves"] > 20
+    assert engine.GameState.from_json(final.read_text()).is_terminal()
+
+
+def test_node_client_opponent_out_of_range_names_the_range(service: GalleristServer,
+                                                          tmp_path: Path) -> None:
+    """A level out of range: the service's INVALID_ARGUMENT, naming the range, in one line."""
+    start = tmp_path / "game.json"
+    subprocess.run([sys.executable, "-m", "gallerist.server", "new", "--players", "2", "-o",
+                    str(start)], capture_output=True, text=True, timeout=60, check=True)
+    result = _run_client("--address", f"localhost:{service.port}", "--state", str(start),
+                         "--hints", "0", "--opponent", "level:12")
+    assert result.returncode == 1
+    assert "level 1..8, got 12" in result.stderr and "INVALID_ARGUMENT" not in result.stdout
