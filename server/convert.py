@@ -209,11 +209,29 @@ _LABELS = {None: hints_pb2.MOVE_LABEL_NONE, "inaccuracy": hints_pb2.MOVE_LABEL_I
            "mistake": hints_pb2.MOVE_LABEL_MISTAKE, "blunder": hints_pb2.MOVE_LABEL_BLUNDER}
 
 
+def seat_strengths(players: int, reviews: list[tuple[int, float, str | None]]) -> list[Any]:
+    """SeatStrength messages of the seats of (seat, loss, label) reviews: each seat's
+    estimate (ai.review.strength), none where there is none."""
+    from gallerist.ai.review.analysis import LABELS
+    from gallerist.ai.review.strength import strength_of
+
+    out = []
+    for seat in sorted({r[0] for r in reviews}):
+        mine = [r for r in reviews if r[0] == seat]
+        counts = {name: sum(1 for r in mine if r[2] == name) for name in LABELS}
+        s = strength_of(players, len(mine), sum(r[1] for r in mine) / len(mine), counts)
+        if s is not None:
+            out.append(hints_pb2.SeatStrength(seat=seat, elo=s.elo, elo_low=s.ci[0],
+                                              elo_high=s.ci[1], level=s.level))
+    return out
+
+
 def analyzed_position(review: PositionReview, *, index: int, total: int, query_id: str,
                       budget: Budget, deadline_limited: bool, max_moves: int,
-                      bot_spec: str = "", model: str = "") -> Any:
+                      bot_spec: str = "", model: str = "", strength: Any = ()) -> Any:
     """One reviewed decision as an AnalyzedPosition (`bot_spec`, `model`: the resolved
-    spec and the model files of its search, `Report`)."""
+    spec and the model files of its search, `Report`; `strength`: SeatStrength messages,
+    on the last position)."""
     a = review.analysis
     return hints_pb2.AnalyzedPosition(
         query_id=query_id, index=index, total=total, ply=review.ply, player=review.player,
@@ -221,7 +239,8 @@ def analyzed_position(review: PositionReview, *, index: int, total: int, query_i
         best=_move(review.best), moves=[_move(m) for m in a.moves[:max_moves]],
         loss=float(review.loss), label=_LABELS[review.label],
         legal_move_count=len(review.state.legal_actions()), budget=budget_message(budget),
-        deadline_limited=deadline_limited, resolved_bot_spec=bot_spec, model=model)
+        deadline_limited=deadline_limited, resolved_bot_spec=bot_spec, model=model,
+        strength=list(strength))
 
 
 def position(state: engine.GameState) -> Any:

@@ -302,6 +302,7 @@ class GalleristServicer:
             if not context.add_callback(stop):
                 stop()
             sent = 0
+            reviews: list[tuple[int, float, str | None]] = []
             state = engine.new_game(num_players=game.players, seed=game.seed)
             done = 0
             for index, (ply, _seat) in enumerate(decisions):
@@ -332,11 +333,14 @@ class GalleristServicer:
                 if stopped.is_set() or not context.is_active():
                     break
                 sent += 1
+                reviews.append((review.player, review.loss, review.label))
                 yield convert.analyzed_position(
                     review, index=index, total=len(decisions), query_id=request.query_id,
                     budget=reports[0].budget, max_moves=max_moves,
                     deadline_limited=any(r.deadline_limited for r in reports),
-                    bot_spec=reports[0].bot_spec, model=reports[0].model)
+                    bot_spec=reports[0].bot_spec, model=reports[0].model,
+                    strength=(convert.seat_strengths(game.players, reviews)
+                              if sent == len(decisions) else ()))
             call.extra = f" positions={sent}/{len(decisions)}"
 
     # ------------------------------------------------------------------ game play

@@ -179,14 +179,20 @@ def position_line(review: PositionReview, max_moves: int = 5) -> dict[str, Any]:
 
 def summary_line(game: GameInput, positions: Sequence[dict[str, Any]], seats: Sequence[int],
                  complete: bool) -> dict[str, Any]:
-    """The last line: per seat, decisions analyzed, average loss, counts per label."""
+    """The last line: per seat, decisions analyzed, average loss, counts per label, and
+    the playing strength they suggest (ai.review.strength; None where there is none)."""
+    from gallerist.ai.review.strength import StrengthModel, strength_of
+
+    model = StrengthModel.load()
     players = []
     for seat in seats:
         mine = [p for p in positions if p["player"] == seat]
         counts = {name: sum(1 for p in mine if p["label"] == name) for name in LABELS}
+        loss = sum(p["loss"] for p in mine) / len(mine) if mine else 0.0
+        strength = strength_of(game.players, len(mine), loss, counts, model) if model else None
         players.append({"seat": seat, "name": game.names[seat], "decisions": len(mine),
-                        "average_loss": sum(p["loss"] for p in mine) / len(mine) if mine else 0.0,
-                        "counts": counts})
+                        "average_loss": loss, "counts": counts,
+                        "strength": strength.to_json() if strength else None})
     return {"type": "summary", "players": players, "complete": complete}
 
 

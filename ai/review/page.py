@@ -14,6 +14,7 @@ from typing import Any
 
 from gallerist import engine
 from gallerist.engine.svg import PLAYER_COLOURS
+from gallerist.ai.review.strength import Strength, describe
 from gallerist.engine.errors import GalleristError
 
 __all__ = ["ReviewError", "read_analysis", "review_html", "write_review_page", "LABEL_MARKS"]
@@ -273,7 +274,15 @@ def _summary_table(header: dict[str, Any], summary: dict[str, Any] | None) -> st
             counts.get("mistake", 0), counts.get("blunder", 0))) + "</tr>")
     if summary.get("complete") is False:
         out.append("<tr><td colspan='7'>analysis stopped early (incomplete)</td></tr>")
-    return "".join(out) + "</table>"
+    out.append("</table>")
+    for p in summary["players"]:
+        s = p.get("strength")
+        if isinstance(s, dict) and isinstance(s.get("ci"), list) and len(s["ci"]) == 2:
+            words = describe(Strength(float(s["elo"]), (float(s["ci"][0]), float(s["ci"][1])),
+                                      int(s.get("level") or 0)))
+            out.append(f"<p class='strength'>Seat {html.escape(str(p.get('seat')))} "
+                       f"{html.escape(words)} on the ladder's scale (random = 0).</p>")
+    return "".join(out)
 
 
 _CHUNK = re.compile(r"(?=<g id=)")

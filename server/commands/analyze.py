@@ -92,6 +92,13 @@ def _write(path: str, lines: list[dict[str, Any]]) -> None:
                      mode="w", encoding="utf-8")
 
 
+def strength_words(strength: dict[str, Any]) -> str:
+    """A summary's strength estimate in words ("played like level 4 (about ...)")."""
+    from gallerist.ai.review.strength import Strength, describe
+
+    return describe(Strength(strength["elo"], tuple(strength["ci"]), strength["level"]))
+
+
 def _table(summary: dict[str, Any], unit: str) -> str:
     rows = [f"{'seat':<5}{'player':<28}{'decisions':>10}{'avg loss':>10}"
             f"{'inaccuracies':>14}{'mistakes':>10}{'blunders':>10}"]
@@ -100,6 +107,8 @@ def _table(summary: dict[str, Any], unit: str) -> str:
         loss = f"{p['average_loss']:.3f}" if unit == "win probability" else f"${p['average_loss']:.1f}"
         rows.append(f"{p['seat']:<5}{p['name'][:27]:<28}{p['decisions']:>10}{loss:>10}"
                     f"{c['inaccuracy']:>14}{c['mistake']:>10}{c['blunder']:>10}")
+    rows += [f"seat {p['seat']} {strength_words(p['strength'])}"
+             for p in summary["players"] if p.get("strength")]
     return "\n".join(rows)
 
 

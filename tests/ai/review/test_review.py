@@ -140,7 +140,8 @@ def test_analysis_lines_follow_the_format() -> None:
     assert summary["players"][1]["average_loss"] == line["loss"]
     assert summary["players"][0] == {"seat": 0, "name": game.names[0], "decisions": 0,
                                      "average_loss": 0.0,
-                                     "counts": {"inaccuracy": 0, "mistake": 0, "blunder": 0}}
+                                     "counts": {"inaccuracy": 0, "mistake": 0, "blunder": 0},
+                                     "strength": None}
 
 
 def test_analyze_game_in_parallel_matches_one_worker() -> None:
