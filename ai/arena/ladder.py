@@ -11,16 +11,17 @@ import math
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from gallerist.ai.arena.ratings import Rating, ratings
 from gallerist.ai.arena.records import GameRecord, read_records
 from gallerist.ai.arena.tournament import GameSpec, run_local, run_ray
 from gallerist.engine.errors import GalleristError
 
-__all__ = ["ANCHOR", "LEVEL_TIES", "LadderError", "RUNGS", "Rung", "RungRating",
-           "doubling_elo", "format_ladder", "ladder_games", "ladder_ratings", "level_games",
-           "level_rungs", "levels_json", "missing_games", "plot_ladder", "run_ladder",
-           "run_plan", "rungs_named"]
+__all__ = ["ANCHOR", "LEVEL_TIES", "LadderError", "RUNGS", "Rung", "RungRating", "SoloRung",
+           "TABLE_RUNGS", "doubling_elo", "format_ladder", "format_solo", "ladder_games",
+           "ladder_ratings", "level_games", "level_rungs", "missing_games", "plot_ladder",
+           "run_ladder", "run_plan", "rungs_named", "solo_games", "solo_results", "table_games"]
 
 
 class LadderError(GalleristError, ValueError):
@@ -89,6 +90,52 @@ def _pair_seed(base: int, a: str, b: str, k: int) -> int:
     by which other rungs are on the ladder."""
     digest = hashlib.sha256(f"{base}/{min(a, b)}/{max(a, b)}/{k}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 2
+
+
+def _group_seed(base: int, names: Sequence[str], k: int) -> int:
+    """The k-th setup seed of a group of rungs (a solo rung, or 3-4 rungs at a table)."""
+    key = "/".join([str(base), f"{len(names)}p" if len(names) != 1 else "solo", *sorted(names), str(k)])
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") >> 2
+
+
+#: The rungs of the 3- and 4-player ladders: at those counts the default bot has no
+#: prior everywhere (4 players: it is UCT), so plain UCT carries the budgets.
+TABLE_RUNGS = ("random", "greedy", "mcts-10", "mcts-30", "expectimax-2", "mcts-100",
+               "mcts-300", "mcts-1000")
+
+
+def table_games(rungs: Sequence[Rung], players: int, games_per_group: int,
+                seed: int = 0) -> list[GameSpec]:
+    """3-4 player games: every `players` consecutive rungs at one table, on
+    `games_per_group` // players setups, each in every rotation of the seats."""
+    if not 3 <= players <= 4:
+        raise LadderError(f"tables have 3 or 4 players, got {players!r}")
+    if games_per_group % players:
+        raise LadderError(f"games per table must be a multiple of {players} (every rotation "
+                          f"of the seats), got {games_per_group}")
+    if len(rungs) < players:
+        raise LadderError(f"a {players}-player ladder needs at least {players} rungs")
+    out: list[GameSpec] = []
+    for i in range(len(rungs) - players + 1):
+        group = [r.spec for r in rungs[i:i + players]]
+        names = [r.name for r in rungs[i:i + players]]
+        for k in range(games_per_group // players):
+            s = _group_seed(seed, names, k)
+            for turn in range(players):
+                seats = tuple(group[turn:] + group[:turn])
+                out.append(GameSpec(index=len(out), seed=s, seats=seats))
+    return out
+
+
+def solo_games(rungs: Sequence[Rung], games: int, seed: int = 0) -> list[GameSpec]:
+    """Solo games (against Lacerda): `games` setups for every rung."""
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= 100_000:
+        raise LadderError(f"solo games per rung must be 1..100000, got {games!r}")
+    out: list[GameSpec] = []
+    for r in rungs:
+        for k in range(games):
+            out.append(GameSpec(index=len(out), seed=_group_seed(seed, [r.name], k), seats=(r.spec,)))
+    return out
 
 
 def ladder_games(rungs: Sequence[Rung], games_per_pair: int, seed: int = 0,
@@ -233,9 +280,43 @@ def ladder_ratings(rungs: Sequence[Rung], records: Sequence[GameRecord],
     return [RungRating(r, rated[r.spec].elo, rated[r.spec].ci, counts[r.spec]) for r in played]
 
 
-def format_ladder(rated: Sequence[RungRating], anchor: str = ANCHOR) -> str:
+@dataclass(frozen=True)
+class SoloRung:
+    """A rung's solo result: mean final money against Lacerda, its 95% interval, games."""
+
+    rung: Rung
+    mean: float
+    ci: tuple[float, float]
+    games: int
+
+
+def solo_results(rungs: Sequence[Rung], records: Sequence[GameRecord]) -> list[SoloRung]:
+    """Each rung's mean money in its solo games (Student's t interval), in ladder order."""
+    from gallerist.ai.arena.ratings import solo_summary
+
+    by_spec = {r.spec: r for r in rungs}
+    summary = {s.bot: s for s in solo_summary([r.result() for r in records
+                                                if len(r.bots) == 1 and r.bots[0] in by_spec])}
+    return [SoloRung(r, summary[r.spec].mean_score,
+                     summary[r.spec].mean_ci or (summary[r.spec].mean_score,) * 2,
+                     summary[r.spec].games) for r in rungs if r.spec in summary]
+
+
+def format_solo(rated: Sequence[SoloRung]) -> str:
+    """The solo ladder as a text table, best first."""
+    lines = ["ladder, solo against Lacerda (mean final money, $; 95% intervals)",
+             f"{'rung':<16}{'family':<12}{'budget':>8}{'mean $':>8}   {'95% interval':<18}{'games':>6}"]
+    for x in sorted(rated, key=lambda x: -x.mean):
+        lines.append(f"{x.rung.name:<16}{x.rung.family:<12}{x.rung.budget:>8}{x.mean:>8.1f}   "
+                     f"{x.ci[0]:>6.1f} to {x.ci[1]:<8.1f}{x.games:>6}")
+    return "\n".join(lines)
+
+
+def format_ladder(rated: Sequence[RungRating], anchor: str = ANCHOR, players: int = 2) -> str:
     """The ladder as a text table, strongest first."""
-    lines = [f"ladder, 2 players ({anchor} fixed at 0 Elo; 95% intervals)",
+    fixed = (f"{anchor} fixed at 0 Elo" if any(x.rung.name == anchor for x in rated)
+             else "mean 0 Elo")
+    lines = [f"ladder, {players} players ({fixed}; 95% intervals)",
              f"{'rung':<16}{'family':<12}{'budget':>8}{'Elo':>8}   {'95% interval':<18}{'games':>6}"]
     for x in sorted(rated, key=lambda x: -x.elo):
         lines.append(f"{x.rung.name:<16}{x.rung.family:<12}{x.rung.budget:>8}{x.elo:>8.0f}   "
@@ -243,9 +324,10 @@ def format_ladder(rated: Sequence[RungRating], anchor: str = ANCHOR) -> str:
     return "\n".join(lines)
 
 
-def plot_ladder(rated: Sequence[RungRating], path: str, anchor: str = ANCHOR) -> None:
-    """Elo against budget on a log axis, one line per family with a budget (the others
-    as horizontal lines), written as a PNG."""
+def plot_ladder(rated: Sequence[RungRating] | Sequence[SoloRung], path: str,
+                anchor: str = ANCHOR, players: int = 2) -> None:
+    """Elo (solo: mean money) against budget on a log axis, one line per family with a
+    budget (the others as horizontal lines), the levels beside, written as a PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -265,23 +347,28 @@ def plot_ladder(rated: Sequence[RungRating], path: str, anchor: str = ANCHOR) ->
         lx.grid(True, alpha=0.3)
     else:
         fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    def value(x: Any) -> float:
+        return x.mean if isinstance(x, SoloRung) else x.elo
+
     families = dict.fromkeys(x.rung.family for x in rated)
     for family in families:
         pts = sorted((x for x in rated if x.rung.family == family), key=lambda x: x.rung.budget)
         if pts[0].rung.budget > 0 and family != "expectimax":
             xs = [x.rung.budget for x in pts]
-            ys = [x.elo for x in pts]
+            ys = [value(x) for x in pts]
             err = [[y - x.ci[0] for x, y in zip(pts, ys)], [x.ci[1] - y for x, y in zip(pts, ys)]]
             ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=f"{family} (iterations)")
         else:
             for x in pts:
-                ax.axhline(x.elo, linestyle=":", linewidth=1, color="grey")
-                ax.annotate(x.rung.name, (1, x.elo), xycoords=("axes fraction", "data"),
+                ax.axhline(value(x), linestyle=":", linewidth=1, color="grey")
+                ax.annotate(x.rung.name, (1, value(x)), xycoords=("axes fraction", "data"),
                             ha="right", va="bottom", fontsize=8, color="dimgrey")
     ax.set_xscale("log")
     ax.set_xlabel("search budget (iterations)")
-    ax.set_ylabel(f"Elo ({anchor} = 0)")
-    ax.set_title("The strength ladder, 2 players")
+    solo = bool(rated) and isinstance(rated[0], SoloRung)
+    ax.set_ylabel("mean final money, $ (solo)" if solo else
+                  f"Elo ({anchor} = 0)" if any(x.rung.name == anchor for x in rated) else "Elo")
+    ax.set_title("The strength ladder, " + ("solo" if solo else f"{players} players"))
     ax.grid(True, which="both", alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="upper left")

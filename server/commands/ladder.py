@@ -17,20 +17,28 @@ __all__ = ["add", "run"]
 
 def add(sub: Any) -> None:
     """Add ``ladder`` to the subcommands."""
-    from gallerist.ai.arena.ladder import ANCHOR, REACH, RUNGS
+    from gallerist.ai.arena.ladder import ANCHOR, REACH, RUNGS, TABLE_RUNGS
 
     p = add_command(
         sub, "ladder", run, help="rate fixed rungs of bots on one Elo scale",
         description="Play seat-paired two-player games between rungs close in strength "
                     "(random, greedy, expectimax by depth, MCTS and the default bot by "
                     f"iterations) and rate them by Bradley-Terry, {ANCHOR} fixed at 0 Elo. "
-                    "Games already in the records file are not played again, so a run "
-                    "stopped early continues, and a new rung plays only its own games.")
+                    "With --players 3 or 4, every run of that many neighbouring rungs shares "
+                    "a table in every rotation of the seats, rated on finishing orders by "
+                    "pairs; with --players 1, each rung plays solo against Lacerda and the "
+                    "ladder is its mean money. Games already in the records file are not "
+                    "played again, so a run stopped early continues, and a new rung plays "
+                    "only its own games.")
+    p.add_argument("--players", type=int, choices=(1, 2, 3, 4), default=2,
+                   help="players per game (default 2; 1: solo against Lacerda)")
     p.add_argument("--rungs", default=None, metavar="A,B,...",
-                   help=f"the rungs to play (default all: {', '.join(r.name for r in RUNGS)})")
-    p.add_argument("--games-per-pair", type=int_range(2, 100_000), default=20, metavar="N",
+                   help=f"the rungs to play (default all: {', '.join(r.name for r in RUNGS)}; "
+                        f"at 3-4 players {', '.join(TABLE_RUNGS)})")
+    p.add_argument("--games-per-pair", type=int_range(1, 100_000), default=20, metavar="N",
                    help="games between each pair of near rungs, both seatings of N/2 setups "
-                        "(even; default 20)")
+                        "(even; default 20); at 3-4 players the games of each table (a "
+                        "multiple of the players), solo the games of each rung")
     p.add_argument("--reach", type=int_range(1, len(RUNGS)), default=REACH, metavar="K",
                    help=f"each rung meets the next K rungs (default {REACH}); the ratings "
                         "use every game between the rungs in the records, so a run with "
@@ -52,38 +60,62 @@ def add(sub: Any) -> None:
     p.add_argument("--ray-address", default=None, metavar="ADDRESS",
                    help="with --backend ray: a running Ray cluster (default: start one here)")
     p.add_argument("--seed", type=seed_value, default=0, help="base setup seed (default 0)")
-    p.add_argument("--records", default="ladder-games.jsonl",
-                   help="JSON Lines file of the games, read and appended to "
-                        "(default ladder-games.jsonl)")
-    p.add_argument("--out", default="ladder.json", help="ratings as JSON (default ladder.json)")
-    p.add_argument("--png", default="ladder.png",
-                   help="Elo against budget, log axis (default ladder.png)")
+    p.add_argument("--records", default=None,
+                   help="JSON Lines file of the games, read and appended to (default "
+                        "ladder-games.jsonl; ladder-3p-games.jsonl, ladder-solo-games.jsonl, ...)")
+    p.add_argument("--out", default=None,
+                   help="ratings as JSON (default ladder.json; ladder-3p.json, ...)")
+    p.add_argument("--png", default=None,
+                   help="Elo against budget, log axis (default ladder.png; ladder-3p.png, ...)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _names(players: int) -> tuple[str, str, str]:
+    """The default records, ratings and picture files of a ladder of `players`."""
+    stem = "ladder" if players == 2 else "ladder-solo" if players == 1 else f"ladder-{players}p"
+    return f"{stem}-games.jsonl", f"{stem}.json", f"{stem}.png"
+
+
+def _plan(args: argparse.Namespace) -> tuple[list[Any], list[Any]]:
+    """The rungs and the games of the ladder the options ask for."""
+    from gallerist.ai.arena.ladder import (TABLE_RUNGS, LadderError, ladder_games, level_games,
+                                           level_rungs, rungs_named, solo_games, table_games)
+
+    n = args.players
+    if args.levels and n != 2:
+        raise CliError("--levels: the levels are rated at 2 players; leave --players out")
+    try:
+        names = args.rungs.split(",") if args.rungs else (TABLE_RUNGS if n >= 3 else None)
+        rungs = rungs_named(names)
+        if n == 1:
+            return rungs, solo_games(rungs, args.games_per_pair, args.seed)
+        if n >= 3:
+            return rungs, table_games(rungs, n, args.games_per_pair, args.seed)
+        if len(rungs) < 2:
+            raise CliError("--rungs: a ladder needs at least two rungs")
+        plan = ladder_games(rungs, args.games_per_pair, args.seed, args.reach)
+        if args.levels:
+            levels = level_rungs(None if args.levels == "all" else args.levels.split(","))
+            plan = plan + level_games(levels, rungs, args.games_per_pair, args.tie_games,
+                                      args.seed)
+            rungs = rungs + levels
+    except LadderError as exc:
+        raise CliError(("--levels: " if "levels are" in str(exc) else "") + str(exc)) from None
+    return rungs, plan
 
 
 def run(args: argparse.Namespace) -> int:
     """``gallerist ladder``."""
     from tqdm import tqdm
 
-    from gallerist.ai.arena.ladder import (ANCHOR, LadderError, format_ladder, ladder_games,
-                                           ladder_ratings, level_games, level_rungs,
-                                           plot_ladder, run_plan, rungs_named)
+    from gallerist.ai.arena.ladder import run_plan
 
-    try:
-        rungs = rungs_named(args.rungs.split(",") if args.rungs else None)
-        plan = ladder_games(rungs, args.games_per_pair, args.seed, args.reach)
-    except LadderError as exc:
-        raise CliError(str(exc)) from None
-    if len(rungs) < 2:
-        raise CliError("--rungs: a ladder needs at least two rungs")
+    records_file, out_file, png_file = _names(args.players)
+    args.records, args.out, args.png = (args.records or records_file, args.out or out_file,
+                                        args.png or png_file)
+    rungs, plan = _plan(args)
     outputs = [("--records", args.records), ("--out", args.out), ("--png", args.png)]
     if args.levels:
-        try:
-            levels = level_rungs(None if args.levels == "all" else args.levels.split(","))
-        except LadderError as exc:
-            raise CliError(f"--levels: {exc}") from None
-        plan = plan + level_games(levels, rungs, args.games_per_pair, args.tie_games, args.seed)
-        rungs = rungs + levels
         outputs.append(("--levels-out", args.levels_out))
     for option, path in outputs:
         check_output_path(path, option)
@@ -111,18 +143,38 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
-    rated = ladder_ratings(rungs, records)
-    print(format_ladder(rated))
+    _report(args, rungs, records)
+    return 130 if interrupted else 0
+
+
+def _report(args: argparse.Namespace, rungs: list[Any], records: list[Any]) -> None:
+    """Print the ladder and write its JSON, picture and (with --levels) the levels."""
+    from gallerist.ai.arena.ladder import (ANCHOR, format_ladder, format_solo, ladder_ratings,
+                                           plot_ladder, solo_results)
+
+    n = args.players
+    head: dict[str, Any] = {"anchor": ANCHOR, "players": n, "games_per_pair": args.games_per_pair}
+    if n == 1:
+        rated: Any = solo_results(rungs, records)
+        print(format_solo(rated))
+        data = {**head, "anchor": None, "rungs": [
+            {"rung": x.rung.name, "family": x.rung.family, "budget": x.rung.budget,
+             "spec": x.rung.spec, "mean_money": x.mean, "ci": list(x.ci), "games": x.games}
+            for x in rated]}
+    else:
+        rated = ladder_ratings(rungs, records)
+        print(format_ladder(rated, players=n))
+        if not any(x.rung.name == ANCHOR for x in rated):
+            head["anchor"] = None
+        data = {**head, "reach": args.reach if n == 2 else n, "rungs": [
+            {"rung": x.rung.name, "family": x.rung.family, "budget": x.rung.budget,
+             "spec": x.rung.spec, "elo": x.elo, "ci": list(x.ci), "games": x.games}
+            for x in rated]}
     try:
         with open(args.out, "w", encoding="utf-8") as fh:
-            json.dump({"anchor": ANCHOR, "players": 2, "games_per_pair": args.games_per_pair,
-                       "reach": args.reach,
-                       "rungs": [{"rung": x.rung.name, "family": x.rung.family,
-                                  "budget": x.rung.budget, "spec": x.rung.spec, "elo": x.elo,
-                                  "ci": list(x.ci), "games": x.games} for x in rated]},
-                      fh, indent=1)
+            json.dump(data, fh, indent=1)
         if rated:
-            plot_ladder(rated, args.png)
+            plot_ladder(rated, args.png, players=n)
         if args.levels:
             write_levels(rated, args.levels_out)
     except OSError as exc:
@@ -130,7 +182,6 @@ def run(args: argparse.Namespace) -> int:
                        status=1) from None
     print(f"\nratings: {args.out}  games: {args.records}  picture: {args.png}"
           + (f"  levels: {args.levels_out}" if args.levels else ""))
-    return 130 if interrupted else 0
 
 
 def write_levels(rated: Any, path: str) -> None:

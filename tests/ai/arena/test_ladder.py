@@ -10,8 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from gallerist.ai.arena.ladder import (ANCHOR, RUNGS, LadderError, ladder_games, ladder_ratings,
-                                       missing_games, run_ladder, rungs_named)
+from gallerist.ai.arena.ladder import (ANCHOR, LEVEL_TIES, RUNGS, LadderError, ladder_games,
+                                       ladder_ratings, level_games, level_rungs, missing_games,
+                                       run_ladder, run_plan, rungs_named, solo_games,
+                                       solo_results, table_games)
+from gallerist.ai.bots.levels import LEVELS
 from gallerist.ai.arena.records import read_records
 
 SMALL = ["random", "mcts-10", "greedy"]
@@ -75,3 +78,97 @@ def test_the_command_writes_the_table_json_and_picture(tmp_path: Path) -> None:
                          timeout=120)
     assert bad.returncode == 2 and "unknown rung 'nope'" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_reach_one_plays_neighbours_only_and_the_ratings_use_every_game(tmp_path: Path) -> None:
+    """A --reach 1 run adds games between neighbours; the ratings count the earlier
+    games of longer reach too."""
+    rungs = rungs_named(SMALL)
+    near = ladder_games(rungs, 2, reach=1)
+    assert {frozenset(g.seats) for g in near} == {frozenset((rungs[0].spec, rungs[1].spec)),
+                                                  frozenset((rungs[1].spec, rungs[2].spec))}
+    records = tmp_path / "ladder.jsonl"
+    run_ladder(rungs, games_per_pair=2, records_path=str(records))          # reach 2: 6 games
+    grown = run_ladder(rungs, games_per_pair=4, records_path=str(records), reach=1)
+    assert len(grown) == 10   # 4 more between neighbours, and the far pair's 2 still counted
+    with pytest.raises(LadderError, match="reach must be an integer 1..15"):
+        ladder_games(rungs, 2, reach=0)
+
+
+def test_tables_of_three_or_four_play_every_rotation_of_neighbouring_rungs() -> None:
+    rungs = rungs_named(["random", "mcts-10", "greedy", "mcts-30"])
+    three = table_games(rungs, 3, 6)
+    groups = {frozenset(g.seats) for g in three}
+    assert groups == {frozenset(r.spec for r in rungs[:3]), frozenset(r.spec for r in rungs[1:])}
+    for g in three:   # each setup is played with every seat taking every bot once
+        rotations = [h.seats for h in three if h.seed == g.seed]
+        assert len(rotations) == 3 and all(len(set(col)) == 3 for col in zip(*rotations))
+    assert len(table_games(rungs, 4, 8)) == 8
+    with pytest.raises(LadderError, match="multiple of 4"):
+        table_games(rungs, 4, 6)
+
+
+def test_a_three_player_ladder_rates_finishing_orders_and_solo_gives_mean_money(
+        tmp_path: Path) -> None:
+    rungs = rungs_named(["random", "greedy", "mcts-10"])
+    records = run_plan(table_games(rungs, 3, 3), rungs, records_path=str(tmp_path / "t.jsonl"))
+    assert len(records) == 3 and all(len(r.bots) == 3 for r in records)
+    rated = ladder_ratings(rungs, records)
+    assert {x.rung.name for x in rated} == {"random", "greedy", "mcts-10"}
+    assert next(x for x in rated if x.rung.name == "random").elo == 0
+    solo = run_plan(solo_games(rungs, 2), rungs, records_path=str(tmp_path / "s.jsonl"))
+    means = solo_results(rungs, solo)
+    assert [x.games for x in means] == [2, 2, 2]
+    for x in means:
+        money = [r.money[0] for r in solo if r.bots[0] == x.rung.spec]
+        assert x.mean == sum(money) / 2 and x.ci[0] <= x.mean <= x.ci[1]
+
+
+def test_the_levels_meet_the_next_level_and_their_tied_rungs() -> None:
+    """Each level plays the next level and the ladder rungs tied to it; a level's games
+    are keyed by its settings' spec, so re-tuning a level plays it anew."""
+    levels = level_rungs()
+    assert [r.name for r in levels] == [f"level-{n}" for n in range(1, len(LEVELS) + 1)]
+    assert levels[0].spec == LEVELS[0].spec(calibrated=False)
+    plan = level_games(levels, list(RUNGS), 4, 2)
+    pairs = {frozenset(g.seats) for g in plan}
+    for low, high in zip(levels, levels[1:]):
+        assert sum(1 for g in plan if frozenset(g.seats) == {low.spec, high.spec}) == 4
+    by_name = {r.name: r for r in RUNGS}
+    for n, tied in LEVEL_TIES.items():
+        for name in tied:
+            assert frozenset((levels[n - 1].spec, by_name[name].spec)) in pairs
+    assert len(plan) == 4 * (len(levels) - 1) + 2 * sum(len(t) for t in LEVEL_TIES.values())
+    with pytest.raises(LadderError, match="levels are 1..8, got '9'"):
+        level_rungs(["9"])
+
+
+def test_the_command_plays_three_players_and_solo(tmp_path: Path) -> None:
+    base = [sys.executable, "-m", "gallerist.server", "ladder", "--rungs", "random,greedy,mcts-10",
+            "--no-progress"]
+    three = subprocess.run(base + ["--players", "3", "--games-per-pair", "3"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=300)
+    assert three.returncode == 0, three.stderr
+    assert "ladder, 3 players" in three.stdout
+    assert json.loads((tmp_path / "ladder-3p.json").read_text())["players"] == 3
+    solo = subprocess.run(base + ["--players", "1", "--games-per-pair", "2"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert solo.returncode == 0, solo.stderr
+    assert "solo against Lacerda" in solo.stdout
+    report = json.loads((tmp_path / "ladder-solo.json").read_text())
+    assert {r["rung"] for r in report["rungs"]} == {"random", "greedy", "mcts-10"}
+    assert all("mean_money" in r for r in report["rungs"])
+    bad = subprocess.run(base + ["--players", "3", "--levels"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "rated at 2 players" in bad.stderr
+
+
+def test_the_command_rates_levels_and_writes_their_file(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "gallerist.server", "ladder", "--rungs",
+                           "random,greedy", "--levels", "1,2", "--games-per-pair", "2",
+                           "--tie-games", "2", "--no-progress"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    levels = json.loads((tmp_path / "levels.json").read_text())["levels"]
+    assert [x["level"] for x in levels] == [1, 2]
+    assert levels[0]["iterations"] == LEVELS[0].iterations and levels[0]["games"] > 0
