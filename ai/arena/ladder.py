@@ -20,7 +20,7 @@ from gallerist.engine.errors import GalleristError
 
 __all__ = ["ANCHOR", "LEVEL_TIES", "LadderError", "RUNGS", "Rung", "RungRating", "SoloRung",
            "TABLE_RUNGS", "doubling_elo", "format_ladder", "format_solo", "ladder_games",
-           "ladder_ratings", "level_games", "level_rungs", "missing_games", "plot_ladder",
+           "ladder_ratings", "level_games", "level_rungs", "measured_games", "missing_games", "plot_ladder",
            "run_ladder", "run_plan", "rungs_named", "solo_games", "solo_results", "table_games"]
 
 
@@ -206,6 +206,23 @@ def level_games(levels: Sequence[Rung], rungs: Sequence[Rung], games_per_pair: i
             if name in by_name:
                 out += ladder_games([by_name[name], level], tie_games, seed, reach=1)
     return [GameSpec(index=i, seed=g.seed, seats=g.seats) for i, g in enumerate(out)]
+
+
+def measured_games(spec: str, against: Sequence[Rung], games_per_rung: int,
+                   seed: int = 0) -> tuple[Rung, list[GameSpec]]:
+    """A bot of any spec as a rung of its own ("measured"), playing seat-paired games
+    against each of `against`, to be rated on the ladder's scale with its games."""
+    from gallerist.ai.bots.spec import make_bot
+
+    try:
+        make_bot(spec)
+    except (ValueError, TypeError) as exc:
+        raise LadderError(f"--measure: {exc}") from None
+    rung = Rung(spec, "measured", 0, spec)
+    out: list[GameSpec] = []
+    for other in against:
+        out += ladder_games([other, rung], games_per_rung, seed, reach=1)
+    return rung, [GameSpec(index=i, seed=g.seed, seats=g.seats) for i, g in enumerate(out)]
 
 
 def missing_games(plan: Sequence[GameSpec], records: Iterable[GameRecord]) -> list[GameSpec]:

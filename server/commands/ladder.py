@@ -53,6 +53,11 @@ def add(sub: Any) -> None:
     p.add_argument("--levels-out", default="levels.json", metavar="PATH",
                    help="with --levels: the levels' ratings as JSON, the file the level bot "
                         "reads (packaged: ai/bots/levels.json; default levels.json)")
+    p.add_argument("--measure", default=None, metavar="SPEC",
+                   help="also rate this bot (e.g. level:elo=900) on the ladder's scale: "
+                        "--games-per-pair games against each rung of --against")
+    p.add_argument("--against", default=None, metavar="A,B",
+                   help="with --measure: the rungs it plays (those nearest its strength)")
     p.add_argument("--workers", type=worker_count, default=1,
                    help=f"games in parallel, 1..{MAX_WORKERS} (default 1)")
     p.add_argument("--backend", choices=("local", "ray"), default="local",
@@ -79,11 +84,13 @@ def _names(players: int) -> tuple[str, str, str]:
 def _plan(args: argparse.Namespace) -> tuple[list[Any], list[Any]]:
     """The rungs and the games of the ladder the options ask for."""
     from gallerist.ai.arena.ladder import (TABLE_RUNGS, LadderError, ladder_games, level_games,
-                                           level_rungs, rungs_named, solo_games, table_games)
+                                           level_rungs, measured_games, rungs_named, solo_games,
+                                           table_games)
 
     n = args.players
-    if args.levels and n != 2:
-        raise CliError("--levels: the levels are rated at 2 players; leave --players out")
+    if (args.levels or args.measure) and n != 2:
+        raise CliError(f"--{'levels' if args.levels else 'measure'}: the levels and measured "
+                       "bots are rated at 2 players; leave --players out")
     try:
         names = args.rungs.split(",") if args.rungs else (TABLE_RUNGS if n >= 3 else None)
         rungs = rungs_named(names)
@@ -94,6 +101,14 @@ def _plan(args: argparse.Namespace) -> tuple[list[Any], list[Any]]:
         if len(rungs) < 2:
             raise CliError("--rungs: a ladder needs at least two rungs")
         plan = ladder_games(rungs, args.games_per_pair, args.seed, args.reach)
+        if args.measure:
+            if not args.against:
+                raise CliError("--measure needs --against A,B: the rungs it plays")
+            against = rungs_named(args.against.split(","))
+            measured, games = measured_games(args.measure, against, args.games_per_pair,
+                                             args.seed)
+            plan = plan + games
+            rungs = rungs + [r for r in against if r not in rungs] + [measured]
         if args.levels:
             levels = level_rungs(None if args.levels == "all" else args.levels.split(","))
             plan = plan + level_games(levels, rungs, args.games_per_pair, args.tie_games,

@@ -172,3 +172,21 @@ def test_the_command_rates_levels_and_writes_their_file(tmp_path: Path) -> None:
     levels = json.loads((tmp_path / "levels.json").read_text())["levels"]
     assert [x["level"] for x in levels] == [1, 2]
     assert levels[0]["iterations"] == LEVELS[0].iterations and levels[0]["games"] > 0
+
+
+def test_measure_rates_any_bot_on_the_ladder_s_scale(tmp_path: Path) -> None:
+    """--measure SPEC --against A,B: the bot plays seat-paired games against those rungs
+    and gets a row of its own; a bad spec or no --against is one line, status 2."""
+    base = [sys.executable, "-m", "gallerist.server", "ladder", "--rungs", "random,greedy",
+            "--games-per-pair", "2", "--no-progress"]
+    done = subprocess.run(base + ["--measure", "level:1", "--against", "random,greedy"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = {r["rung"]: r for r in json.loads((tmp_path / "ladder.json").read_text())["rungs"]}
+    assert rows["level:1"]["family"] == "measured" and rows["level:1"]["games"] == 4
+    for extra, words in ((["--measure", "level:44", "--against", "greedy"], "level 1..8, got 44"),
+                         (["--measure", "level:4"], "needs --against")):
+        bad = subprocess.run(base + extra, cwd=tmp_path, capture_output=True, text=True,
+                             timeout=120)
+        assert bad.returncode == 2 and words in bad.stderr
+        assert len(bad.stderr.strip().splitlines()) == 1
