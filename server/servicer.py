@@ -301,8 +301,7 @@ class GalleristServicer:
                 raise self._overloaded()
             if not context.add_callback(stop):
                 stop()
-            sent = 0
-            reviews: list[tuple[int, float, str | None]] = []
+            sent, reviews = 0, []   # reviews: (seat, loss, label) of the positions sent
             state = engine.new_game(num_players=game.players, seed=game.seed)
             done = 0
             for index, (ply, _seat) in enumerate(decisions):

@@ -406,8 +406,8 @@ class BaseBot:
         return out
 
     def choose(self, state: engine.GameState) -> ActionId:
-        """The best move of `analyze` with the bot's own budget."""
-        return self.analyze(state).best.action
+        """The move `analyze` with the bot's own budget plays (`Analysis.played`)."""
+        return self.analyze(state).played.action
 
     def analyses(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
                  interval_ms: float = 250.0, *,

@@ -106,8 +106,10 @@ class RemoteBot(BaseBot):
                           win_probabilities=list(m.win_probabilities),
                           value=m.value, pv=list(m.pv)) for m in reply.moves]
         st = reply.stats
+        chosen = reply.chosen.action if reply.HasField("chosen") else None
         return Analysis(player=player, bot=f"remote:{reply.bot}", moves=moves, iterations=st.iterations,
-                        nodes=st.nodes, depth=st.depth, elapsed_ms=st.elapsed_ms)
+                        nodes=st.nodes, depth=st.depth, elapsed_ms=st.elapsed_ms,
+                        chosen=chosen if any(m.action == chosen for m in moves) else None)
 
     def _suggest(self, request: Any) -> Any:
         """SuggestMoves within `timeout` seconds; a busy server (RESOURCE_EXHAUSTED: all
