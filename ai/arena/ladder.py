@@ -21,7 +21,8 @@ from gallerist.engine.errors import GalleristError
 __all__ = ["ANCHOR", "LEVEL_TIES", "LadderError", "RUNGS", "Rung", "RungRating", "SoloRung",
            "TABLE_RUNGS", "doubling_elo", "format_ladder", "format_solo", "ladder_games",
            "ladder_ratings", "level_games", "level_rungs", "measured_games", "missing_games", "plot_ladder",
-           "run_ladder", "run_plan", "rungs_named", "solo_games", "solo_results", "table_games"]
+           "run_ladder", "run_plan", "rungs_named", "solo_games", "solo_results", "table_games",
+           "ladder_notes", "uct_equivalent"]
 
 
 class LadderError(GalleristError, ValueError):
@@ -400,3 +401,41 @@ def doubling_elo(rated: Sequence[RungRating], family: str) -> list[tuple[int, in
                  key=lambda x: x.rung.budget)
     return [(a.rung.budget, b.rung.budget, (b.elo - a.elo) / math.log2(b.rung.budget / a.rung.budget))
             for a, b in zip(pts, pts[1:])]
+
+
+def uct_equivalent(rated: Sequence[RungRating], elo: float, family: str = "mcts") -> float | None:
+    """The iterations at which `family` reaches `elo`: its ladder interpolated in Elo
+    against log2(iterations), extrapolated from its last two rungs beyond its ends;
+    None with fewer than two of its rungs."""
+    pts = sorted(((x.rung.budget, x.elo) for x in rated
+                  if x.rung.family == family and x.rung.budget > 0))
+    if len(pts) < 2:
+        return None
+    logs = [(math.log2(b), e) for b, e in pts]
+    for (x0, e0), (x1, e1) in zip(logs, logs[1:]):
+        if min(e0, e1) <= elo <= max(e0, e1) and e1 != e0:
+            return float(2 ** (x0 + (elo - e0) * (x1 - x0) / (e1 - e0)))
+    (x0, e0), (x1, e1) = logs[:2] if elo < logs[0][1] else logs[-2:]
+    if e1 == e0:
+        return None
+    return float(2 ** (x0 + (elo - e0) * (x1 - x0) / (e1 - e0)))
+
+
+def ladder_notes(rated: Sequence[RungRating]) -> list[str]:
+    """What the ladder says in words: the Elo a doubling of iterations is worth along
+    each family, and how many plain-UCT iterations the default bot at its default
+    budget (default-1000) plays like."""
+    out = []
+    for family in ("mcts", "default"):
+        steps = doubling_elo(rated, family)
+        if steps:
+            out.append(f"{family}: Elo per doubling of iterations " + ", ".join(
+                f"{a}->{b}: {e:+.0f}" for a, b, e in steps))
+    top = next((x for x in rated if x.rung.name == "default-1000"), None)
+    if top is not None:
+        same = uct_equivalent(rated, top.elo)
+        if same is not None:
+            out.append(f"the default bot at its default budget (1,000 iterations, {top.elo:,.0f} "
+                       f"Elo) plays like plain UCT at about {same:,.0f} iterations: its prior "
+                       f"is worth {same / 1000:.1f}x the iterations")
+    return out

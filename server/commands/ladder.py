@@ -164,8 +164,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace, rungs: list[Any], records: list[Any]) -> None:
     """Print the ladder and write its JSON, picture and (with --levels) the levels."""
-    from gallerist.ai.arena.ladder import (ANCHOR, format_ladder, format_solo, ladder_ratings,
-                                           plot_ladder, solo_results)
+    from gallerist.ai.arena.ladder import (ANCHOR, format_ladder, format_solo, ladder_notes,
+                                           ladder_ratings, plot_ladder, solo_results)
 
     n = args.players
     head: dict[str, Any] = {"anchor": ANCHOR, "players": n, "games_per_pair": args.games_per_pair}
@@ -179,6 +179,9 @@ def _report(args: argparse.Namespace, rungs: list[Any], records: list[Any]) -> N
     else:
         rated = ladder_ratings(rungs, records)
         print(format_ladder(rated, players=n))
+        notes = ladder_notes(rated)
+        print("\n".join(["", *notes]) if notes else "")
+        head["notes"] = notes
         if not any(x.rung.name == ANCHOR for x in rated):
             head["anchor"] = None
         data = {**head, "reach": args.reach if n == 2 else n, "rungs": [
