@@ -4,6 +4,7 @@ rung plays only its own games; ratings anchored at random = 0."""
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -190,3 +191,21 @@ def test_measure_rates_any_bot_on_the_ladder_s_scale(tmp_path: Path) -> None:
                              timeout=120)
         assert bad.returncode == 2 and words in bad.stderr
         assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_uct_equivalent_interpolates_elo_against_log_iterations() -> None:
+    """The plain-UCT iterations of a rating: log-linear between the rungs around it and
+    beyond the ends from the last two rungs; the notes say what a doubling is worth."""
+    from gallerist.ai.arena.ladder import RungRating, ladder_notes, uct_equivalent
+
+    by = {r.name: r for r in RUNGS}
+    rated = [RungRating(by["mcts-100"], 800.0, (0, 0), 10), RungRating(by["mcts-300"], 1000.0, (0, 0), 10),
+             RungRating(by["mcts-1000"], 1200.0, (0, 0), 10),
+             RungRating(by["default-1000"], 1100.0, (0, 0), 10)]
+    assert uct_equivalent(rated, 1000.0) == pytest.approx(300.0)
+    mid = uct_equivalent(rated, 1100.0)
+    assert mid == pytest.approx(2 ** ((math.log2(300) + math.log2(1000)) / 2))
+    assert uct_equivalent(rated, 1400.0) > 1000 and uct_equivalent(rated, 700.0) < 100
+    notes = ladder_notes(rated)
+    assert any(n.startswith("mcts: Elo per doubling") for n in notes)
+    assert any("plays like plain UCT at about 548 iterations" in n for n in notes)
