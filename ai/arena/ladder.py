@@ -22,7 +22,7 @@ __all__ = ["ANCHOR", "LEVEL_TIES", "LadderError", "RUNGS", "Rung", "RungRating",
            "TABLE_RUNGS", "doubling_elo", "format_ladder", "format_solo", "ladder_games",
            "ladder_ratings", "level_games", "level_rungs", "measured_games", "missing_games", "plot_ladder",
            "run_ladder", "run_plan", "rungs_named", "solo_games", "solo_results", "table_games",
-           "ladder_notes", "uct_equivalent"]
+           "adjacent_differences", "ladder_notes", "uct_equivalent"]
 
 
 class LadderError(GalleristError, ValueError):
@@ -438,4 +438,19 @@ def ladder_notes(rated: Sequence[RungRating]) -> list[str]:
             out.append(f"the default bot at its default budget (1,000 iterations, {top.elo:,.0f} "
                        f"Elo) plays like plain UCT at about {same:,.0f} iterations: its prior "
                        f"is worth {same / 1000:.1f}x the iterations")
+    return out
+
+
+def adjacent_differences(rungs: Sequence[Rung], records: Sequence[GameRecord],
+                         chain: Sequence[Rung]) -> list[tuple[Rung, Rung, float, tuple[float, float]]]:
+    """For each neighbour pair (a, b) of `chain` (e.g. the levels), b's rating less a's
+    and the 95% profile-likelihood interval of that difference, from every game between
+    `rungs` (a fixed in turn at 0)."""
+    specs = [r.spec for r in rungs]
+    wanted = set(specs)
+    results = [r.result() for r in records if all(b in wanted for b in r.bots)]
+    out = []
+    for a, b in zip(chain, chain[1:]):
+        rated = {x.bot: x for x in ratings(results, specs, anchor=a.spec)}
+        out.append((a, b, rated[b.spec].elo, rated[b.spec].ci))
     return out

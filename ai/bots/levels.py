@@ -66,6 +66,8 @@ class LevelRating:
     elo: float
     ci: tuple[float, float]
     games: int
+    step: float | None = None
+    step_ci: tuple[float, float] | None = None
 
 
 def level_ratings(path: str = RATINGS_FILE) -> list[LevelRating]:
@@ -75,7 +77,9 @@ def level_ratings(path: str = RATINGS_FILE) -> list[LevelRating]:
     with open(path, encoding="utf-8") as fh:
         data = json.load(fh)
     return [LevelRating(int(x["level"]), float(x["elo"]), (float(x["ci"][0]), float(x["ci"][1])),
-                        int(x["games"])) for x in data["levels"]]
+                        int(x["games"]), x.get("step"),
+                        tuple(x["step_ci"]) if x.get("step_ci") else None)  # type: ignore[arg-type]
+            for x in data["levels"]]
 
 
 def setting_for_elo(elo: float, rated: Sequence[LevelRating] | None = None) -> Setting:
@@ -217,13 +221,15 @@ def levels_table(rated: Sequence[LevelRating] | None = None, *, markdown: bool =
     settings, as text or a Markdown table."""
     rated = level_ratings() if rated is None else list(rated)
     by_level = {r.level: r for r in rated}
-    head = ["level", "Elo", "95% interval", "games", "iterations", "temperature", "max_loss",
-            "candidates"]
+    head = ["level", "Elo", "95% interval", "over the level below", "games", "iterations",
+            "temperature", "max_loss", "candidates"]
     rows = []
     for n, s in enumerate(LEVELS, 1):
         r = by_level.get(n)
-        measured = ([f"{r.elo:.0f}", f"{r.ci[0]:.0f} to {r.ci[1]:.0f}", str(r.games)] if r
-                    else ["-", "not measured", "0"])
+        step = (f"{r.step:+.0f} ({r.step_ci[0]:+.0f} to {r.step_ci[1]:+.0f})"
+                if r and r.step is not None and r.step_ci else "-")
+        measured = ([f"{r.elo:.0f}", f"{r.ci[0]:.0f} to {r.ci[1]:.0f}", step, str(r.games)] if r
+                    else ["-", "not measured", "-", "0"])
         rows.append([str(n), *measured, str(s.iterations), f"{s.temperature:g}",
                      f"{s.max_loss:g}", str(s.candidates)])
     if markdown:

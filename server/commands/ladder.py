@@ -194,7 +194,7 @@ def _report(args: argparse.Namespace, rungs: list[Any], records: list[Any]) -> N
         if rated:
             plot_ladder(rated, args.png, players=n)
         if args.levels:
-            write_levels(rated, args.levels_out)
+            write_levels(rated, args.levels_out, _level_steps(rungs, records))
     except OSError as exc:
         raise CliError(f"cannot write the results: {exc}; the games are in {args.records}",
                        status=1) from None
@@ -202,8 +202,21 @@ def _report(args: argparse.Namespace, rungs: list[Any], records: list[Any]) -> N
           + (f"  levels: {args.levels_out}" if args.levels else ""))
 
 
-def write_levels(rated: Any, path: str) -> None:
-    """The levels' ratings (rungs "level-N") as the JSON the level bot reads."""
+def _level_steps(rungs: list[Any], records: list[Any]) -> dict[int, tuple[float, tuple[float, float]]]:
+    """Each level's rating less the level below's, with its 95% interval, by level."""
+    from gallerist.ai.arena.ladder import adjacent_differences
+
+    levels = sorted((r for r in rungs if r.family == "level"), key=lambda r: int(r.name[6:]))
+    steps = adjacent_differences(rungs, records, levels)
+    for _, b, diff, ci in steps:
+        print(f"{b.name}: {diff:+.0f} Elo over the level below (95% interval {ci[0]:+.0f} to {ci[1]:+.0f})")
+    return {int(b.name[6:]): (diff, ci) for _, b, diff, ci in steps}
+
+
+def write_levels(rated: Any, path: str,
+                 steps: dict[int, tuple[float, tuple[float, float]]] | None = None) -> None:
+    """The levels' ratings (rungs "level-N") as the JSON the level bot reads, each with
+    its step over the level below (`steps`)."""
     from gallerist.ai.arena.ladder import ANCHOR
     from gallerist.ai.bots.levels import LEVELS
     from gallerist.ai.files import write_atomically
@@ -212,6 +225,9 @@ def write_levels(rated: Any, path: str) -> None:
     data = {"anchor": ANCHOR, "players": 2,
             "levels": [{"level": n, "elo": round(x.elo, 1),
                         "ci": [round(x.ci[0], 1), round(x.ci[1], 1)], "games": x.games,
-                        "spec": x.rung.spec, **vars(LEVELS[n - 1])} for n, x in levels]}
+                        "spec": x.rung.spec, **vars(LEVELS[n - 1]),
+                        **({"step": round(steps[n][0], 1),
+                            "step_ci": [round(steps[n][1][0], 1), round(steps[n][1][1], 1)]}
+                           if steps and n in steps else {})} for n, x in levels]}
     text = json.dumps(data, indent=1) + "\n"
     write_atomically(path, lambda fh: fh.write(text), "w", encoding="utf-8")
