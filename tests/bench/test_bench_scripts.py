@@ -29,6 +29,8 @@ SCRIPTS: dict[str, tuple[list[str], str, list[str]]] = {
     "arena_bench.py": (["--games", "4", "--no-ray"], "games/s", []),
     "levels_bench.py": (["--games", "1", "--levels", "1,2", "--out", "{tmp}/levels.json"],
                         "mean ms", ["levels.json"]),
+    "level_sweep.py": (["--ratings", "bench/data/ladder/ladder.json", "--config",
+                        "10,1.0,1.0,10@random", "--games", "1"], "\"elo\"", []),
     "strength_fit.py": (["--records", "bench/data/ladder/ladder-games.jsonl", "--ratings",
                          "bench/data/ladder/ladder.json", "--per-rung", "1", "--held-out", "2",
                          "--iterations", "10", "--workers", "1", "--cache", "{tmp}/cache.jsonl",
