@@ -11,6 +11,7 @@ from gallerist.engine.state import (
     new_game,
     random_playouts,
 )
+from gallerist.engine.moves_text import describe_move, describe_moves  # moves in words
 from gallerist.engine.svg import svg  # the board as SVG (a function; the module is engine.svg's)
 
 __all__ = [
@@ -25,6 +26,8 @@ __all__ = [
     "GameState",
     "IllegalActionError",
     "InvalidStateError",
+    "describe_move",
+    "describe_moves",
     "new_game",
     "observation_fields",
     "random_playouts",

@@ -11,6 +11,7 @@ from xml.sax.saxutils import escape, quoteattr
 from gallerist.engine import names as N
 from gallerist.engine.actions import action_to_string, describe_decision, string_to_action
 from gallerist.engine.errors import IllegalActionError
+from gallerist.engine.moves_text import describe_move
 from gallerist.engine.render import _ARTIST_BONUS, _CONTRACT_SIDE, _REP_SHORT
 from gallerist.engine.state import (EASELS, FAME_MAX, GAL_HOME, GAL_KO, LACERDA,
                                     MARKET_COLUMN_INFLUENCE, WORK_FAME, WORK_TICKETS)
@@ -472,6 +473,15 @@ def hint_target(state: GameState, action: int) -> str:
     return me
 
 
+def _hint_words(state: GameState, action: int) -> str:
+    """The hint's move in words (`engine.moves_text`); its notation when it is not legal
+    in `state`."""
+    try:
+        return describe_move(state, action)
+    except IllegalActionError:
+        return action_to_string(action)
+
+
 def _draw_hint(c: _Canvas, state: GameState, hint: Any) -> None:
     action, win, money = _hint_action(hint)
     target = hint_target(state, action)
@@ -483,7 +493,7 @@ def _draw_hint(c: _Canvas, state: GameState, hint: Any) -> None:
     x2, y2 = tx + tw / 2, ty + th / 2
     if (x1, y1) == (x2, y2) or (sx <= x2 <= sx + sw and sy <= y2 <= sy + sh):
         x1, y1 = x2 + 60, max(y2 - 50, 50)   # a destination inside the mover's own panel
-    label = action_to_string(action)
+    label = _hint_words(state, action)
     if win is not None:
         label += f"  win {100 * win:.0f}%"
     elif money and 0 <= p < len(money):
@@ -495,8 +505,10 @@ def _draw_hint(c: _Canvas, state: GameState, hint: Any) -> None:
     c.parts.append(f'<line class="hint-arrow" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" '
                    f'y2="{y2:.1f}" stroke="#ff8f00" stroke-width="4" stroke-opacity="0.85" '
                    'marker-end="url(#arrowhead)"/>')
-    lx, ly = (x1 + x2) / 2, (y1 + y2) / 2
-    c.parts.append(f'<rect x="{lx - 4:.1f}" y="{ly - 13:.1f}" width="{7 * len(label) + 8:.1f}" '
+    width = 7 * len(label) + 8
+    lx = min(max((x1 + x2) / 2, 8.0), WIDTH - width - 4)   # the whole label on the picture
+    ly = (y1 + y2) / 2
+    c.parts.append(f'<rect x="{lx - 4:.1f}" y="{ly - 13:.1f}" width="{width:.1f}" '
                    'height="18" rx="3" fill="#fff8e1" stroke="#ff8f00"/>')
     c.text(lx, ly, label, size=11, weight="bold", fill="#e65100", cls="hint-label")
     c.parts.append("</g>")

@@ -103,8 +103,9 @@ def test_hidden_cards_only_in_their_owners_view(players: int) -> None:
 
 
 def test_hint_arrow_points_at_the_moves_destination() -> None:
-    """A hint (id, notation or MoveInfo) draws an arrow and outlines its destination; a
-    MoveInfo's win probability is written by it."""
+    """A hint (id, notation or MoveInfo) draws an arrow and outlines its destination; its
+    label is the move in words (engine.describe_move), inside the picture; a MoveInfo's
+    win probability is written by it; a move not legal here is labelled by its notation."""
     s = engine.new_game(num_players=2, seed=3)
     assert s.legal_actions() and not s.is_chance()
     move = s.string_to_action("start:MC")
@@ -114,7 +115,11 @@ def test_hint_arrow_points_at_the_moves_destination() -> None:
         target = ids["hint"].find("s:rect[@class='hint-target']", NS)
         assert target is not None and target.get("data-target") == "location-MC"
         assert ids["hint"].find("s:line[@class='hint-arrow']", NS) is not None
-        assert "start:MC" in _text(ids["hint"])
+        assert engine.describe_move(s, move) in _text(ids["hint"])
+        assert "start:MC" not in _text(ids["hint"])
+        box = [r for r in ids["hint"].findall("s:rect", NS) if r.get("class") is None][0]
+        assert 0 <= float(box.get("x")) and float(box.get("x")) + float(box.get("width")) <= WIDTH
+    assert "move:AC" in _text(_ids(engine.svg(s, hint="move:AC"))["hint"])   # not legal here
     info = MoveInfo(action=move, notation="start:MC", win_probability=0.62, expected_money=[50, 40])
     ids = _ids(engine.svg(s, hint=info))
     assert "win 62%" in _text(ids["hint"])
