@@ -19,7 +19,8 @@ from gallerist.server.search import Report
 from gallerist.server.state_cache import StateCache
 
 __all__ = ["BOT_KINDS", "action_from_request", "analyzed_position", "bot_spec", "budget_fields", "hint_position",
-           "hint_response", "legal_actions_response", "perspective", "position",
+           "hint_response", "legal_actions_response", "move_descriptions", "perspective",
+           "position",
            "game_from_record_text", "game_input", "state_from_game", "state_from_message"]
 
 #: Bot names by `gallerist.v1.BotKind` number (0 = the server's default bot).
@@ -164,9 +165,21 @@ def budget_message(budget: Budget) -> Any:
                             depth=int(budget.depth))
 
 
-def _move(m: MoveInfo) -> Any:
+def move_descriptions(state: engine.GameState | None, player: int) -> dict[int, str]:
+    """The moves of `state` in words as `player` sees them (`engine.describe_moves` of
+    that seat's view), by action id; empty without a state or at the end."""
+    if state is None:
+        return {}
+    if 0 <= player < state.num_players:
+        state = state.view(player)
+    return engine.describe_moves(state)
+
+
+def _move(m: MoveInfo, words: dict[int, str]) -> Any:
+    """A MoveInfo as a MoveHint; `words`: the position's moves in words."""
     return hints_pb2.MoveHint(
-        action=m.action, notation=m.notation, visits=m.visits, depth=m.depth,
+        action=m.action, notation=m.notation, description=words.get(m.action, ""),
+        visits=m.visits, depth=m.depth,
         expected_money=[float(x) for x in m.expected_money],
         win_probability=None if m.win_probability is None else float(m.win_probability),
         win_probabilities=[float(x) for x in m.win_probabilities], value=float(m.value),
@@ -181,7 +194,8 @@ def _root(a: Any) -> Any:
 
 
 def hint_response(report: Report, max_moves: int, query_id: str = "") -> Any:
-    """A search report as a HintResponse.
+    """A search report as a HintResponse, each move with its words from the position the
+    report searched (`move_descriptions`).
 
     Args:
         report: the report.
@@ -190,18 +204,19 @@ def hint_response(report: Report, max_moves: int, query_id: str = "") -> Any:
     """
     a = report.analysis
     moves = a.moves if max_moves <= 0 else a.moves[:max_moves]
+    words = move_descriptions(report.state, a.player)
     elapsed = report.elapsed_ms
     stats = hints_pb2.SearchStats(
         iterations=int(a.iterations), nodes=int(a.nodes), depth=int(a.depth),
         elapsed_ms=elapsed,
         nodes_per_second=a.nodes / (elapsed / 1000.0) if elapsed > 0 else 0.0)
     return hints_pb2.HintResponse(
-        player=a.player, bot=a.bot, moves=[_move(m) for m in moves],
+        player=a.player, bot=a.bot, moves=[_move(m, words) for m in moves],
         legal_move_count=report.legal_move_count, stats=stats, final=report.final,
         budget=budget_message(report.budget), deadline_limited=report.deadline_limited,
         stopped=report.stopped, root=_root(a), query_id=query_id,
         resolved_bot_spec=report.bot_spec, model=report.model,
-        chosen=_move(a.played) if report.final else None)
+        chosen=_move(a.played, words) if report.final else None)
 
 
 #: MoveLabel numbers by review label.
@@ -231,12 +246,13 @@ def analyzed_position(review: PositionReview, *, index: int, total: int, query_i
                       bot_spec: str = "", model: str = "", strength: Any = ()) -> Any:
     """One reviewed decision as an AnalyzedPosition (`bot_spec`, `model`: the resolved
     spec and the model files of its search, `Report`; `strength`: SeatStrength messages,
-    on the last position)."""
+    on the last position). The moves' words are those of the mover's view."""
     a = review.analysis
+    words = move_descriptions(review.state, review.player)
     return hints_pb2.AnalyzedPosition(
         query_id=query_id, index=index, total=total, ply=review.ply, player=review.player,
-        state=review.state.to_proto(), root=_root(a), played=_move(review.played),
-        best=_move(review.best), moves=[_move(m) for m in a.moves[:max_moves]],
+        state=review.state.to_proto(), root=_root(a), played=_move(review.played, words),
+        best=_move(review.best, words), moves=[_move(m, words) for m in a.moves[:max_moves]],
         loss=float(review.loss), label=_LABELS[review.label],
         legal_move_count=len(review.state.legal_actions()), budget=budget_message(budget),
         deadline_limited=deadline_limited, resolved_bot_spec=bot_spec, model=model,
@@ -262,14 +278,17 @@ def position(state: engine.GameState) -> Any:
 
 
 def legal_actions_response(state: engine.GameState) -> Any:
-    """LegalActionsResponse: decisions, or chance outcomes with probabilities."""
+    """LegalActionsResponse: decisions, or chance outcomes with probabilities; each in
+    words (`engine.describe_moves` of the state as given)."""
     out = hints_pb2.LegalActionsResponse(position=position(state))
+    words = engine.describe_moves(state)
     if state.is_chance():
         for a, p in state.chance_outcomes():
-            out.actions.add(action=a, notation=action_to_string(a), probability=float(p))
+            out.actions.add(action=a, notation=action_to_string(a), probability=float(p),
+                            description=words[a])
     else:
         for a in state.legal_actions():
-            out.actions.add(action=a, notation=action_to_string(a))
+            out.actions.add(action=a, notation=action_to_string(a), description=words[a])
     return out
 
 

@@ -37,6 +37,8 @@ class Report:
             search ranks fewer).
         bot_spec: the bot as it searched (`ai.bots.spec.resolved_spec`: every option).
         model: the model files it read, "name@sha256 prefix" (`ai.bots.spec.model_used`).
+        state: the position searched (a seat's view when the request asked as that seat),
+            for the moves in words (`engine.describe_moves`); None: not known.
     """
 
     analysis: Analysis
@@ -48,6 +50,7 @@ class Report:
     legal_move_count: int
     bot_spec: str
     model: str
+    state: engine.GameState | None = None
 
 
 def resolve_budget(bot: Bot, requested: Budget, limits: Limits,
@@ -123,7 +126,7 @@ class Search:
         return Report(analysis=analysis, final=final, stopped=self.stopped, budget=self.budget,
                       deadline_limited=self.deadline_limited, elapsed_ms=self._elapsed_ms(),
                       legal_move_count=self._legal_move_count, bot_spec=self.bot_spec,
-                      model=self.model)
+                      model=self.model, state=self.state)
 
     def run(self) -> Report:
         """Search with the whole budget.

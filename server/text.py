@@ -5,9 +5,11 @@ import sys
 import time
 from typing import Any, TextIO
 
+from gallerist import engine
 from gallerist.ai.words import counted
+from gallerist.engine.actions import action_to_string
 
-__all__ = ["Progress", "format_hint", "format_plan", "format_root"]
+__all__ = ["Progress", "format_hint", "format_plan", "format_root", "move_name", "plan_words"]
 
 
 def format_plan(notations: list[str]) -> str:
@@ -25,38 +27,86 @@ def format_root(root: Any) -> str:
     return f"win {win}, expected final money {money} (by seat)"
 
 
-def format_hint(response: Any, *, title: str = "", limit: int = 10) -> str:
+def plan_words(state: engine.GameState, pv: list[int]) -> list[str]:
+    """A line of play from `state` in words, one step each (`engine.describe_move`); from
+    a step the state cannot follow on (not legal there), the rest in notation."""
+    walk = state.clone_position()
+    steps: list[str] = []
+    for i, action in enumerate(pv):
+        try:
+            steps.append(engine.describe_move(walk, action))
+            walk.apply(action)
+        except ValueError:   # IllegalActionError: e.g. a hidden card decided it
+            steps += [action_to_string(a) for a in pv[i:]]
+            break
+    return steps
+
+
+def move_name(m: Any, notation: bool) -> str:
+    """A MoveHint by its notation, or in words (its notation when it has no words: a
+    server older than the field)."""
+    return m.notation if notation or not m.description else m.description
+
+
+def _hint_rows(r: Any, limit: int, notation: bool) -> list[str]:
+    """The table of a HintResponse's moves: in words, or by notation with each move's
+    plan (the rest of the turn) in notation."""
+    n = len(r.moves[0].expected_money) if r.moves else 0
+    money_head = "/".join(f"P{p}" for p in range(n)) or "-"
+    width = max([26] + [len(move_name(m, notation)) for m in r.moves[:limit]])
+    head = (f"{'#':>2}  {'move':<{width}} {'visits':>7} {'depth':>5} {'win%':>6} "
+            f"{'value':>8}  {'expected $ ' + money_head:<18}")
+    head += "  plan (rest of the turn)" if notation else ""
+    lines = [head.rstrip(), "-" * len(head.rstrip())]
+    for i, m in enumerate(r.moves[:limit]):
+        money = "/".join(f"{x:.0f}" for x in m.expected_money)
+        win = f"{100 * m.win_probability:>5.1f}%" if m.HasField("win_probability") else "     -"
+        row = (f"{i + 1:>2}  {move_name(m, notation):<{width}} {m.visits:>7} {m.depth:>5} "
+               f"{win} {m.value:>8.3f}  {money:<18}")
+        if notation:
+            plan = format_plan(list(m.pv_notation[1:]))
+            row += "  " + (plan[:57] + "..." if len(plan) > 60 else plan)
+        lines.append(row.rstrip())
+    return lines
+
+
+def _turn_plan(r: Any, notation: bool, state: engine.GameState | None) -> list[str]:
+    """The best move's plan: one line in notation, or one step a line in words (from
+    `state`, the position as its mover sees it; without it, the first step alone is
+    in words)."""
+    best = r.moves[0]
+    if notation:
+        return ["Turn plan: " + format_plan(list(best.pv_notation))]
+    if state is not None:
+        steps = plan_words(state.view(r.player), list(best.pv))
+    else:
+        steps = [move_name(best, False)] + list(best.pv_notation[1:])
+    return ["Turn plan:"] + [f"  {i + 1}. {step}" for i, step in enumerate(steps)]
+
+
+def format_hint(response: Any, *, title: str = "", limit: int = 10, notation: bool = False,
+                state: engine.GameState | None = None) -> str:
     """A HintResponse as a readable table, then the turn plan of the best move.
 
     Args:
         response: a `gallerist.v1.HintResponse`.
         title: a first line (e.g. what the position is).
         limit: the most moves to list.
+        notation: moves by the engine's notation (with each move's plan) instead of in
+            words (`MoveHint.description`).
+        state: the position of the hint, for the turn plan in words.
 
     Returns:
         Lines of text (no trailing newline).
     """
     r = response
     stats = r.stats
-    n = len(r.moves[0].expected_money) if r.moves else 0
-    money_head = "/".join(f"P{p}" for p in range(n)) or "-"
     lines = [title] if title else []
     lines.append(f"Hints for player {r.player} by {r.bot}"
                  + ("" if r.final else " (partial)")
                  + (", cut short by the deadline" if r.deadline_limited else "")
                  + (", stopped early" if r.stopped else ""))
-    head = (f"{'#':>2}  {'move':<26} {'visits':>7} {'depth':>5} {'win%':>6} {'value':>8}  "
-            f"{'expected $ ' + money_head:<18}  plan (rest of the turn)")
-    lines.append(head)
-    lines.append("-" * len(head))
-    for i, m in enumerate(r.moves[:limit]):
-        money = "/".join(f"{x:.0f}" for x in m.expected_money)
-        plan = format_plan(list(m.pv_notation[1:]))
-        if len(plan) > 60:
-            plan = plan[:57] + "..."
-        win = f"{100 * m.win_probability:>5.1f}%" if m.HasField("win_probability") else "     -"
-        lines.append(f"{i + 1:>2}  {m.notation:<26} {m.visits:>7} {m.depth:>5} "
-                     f"{win} {m.value:>8.3f}  {money:<18}  {plan}")
+    lines += _hint_rows(r, limit, notation)
     hidden = len(r.moves) - min(limit, len(r.moves))
     if hidden > 0:
         lines.append(f"    ... {hidden} more legal move(s) not shown")
@@ -66,10 +116,10 @@ def format_hint(response: Any, *, title: str = "", limit: int = 10) -> str:
     if r.moves:
         lines.append("")
         lines.append("Position: " + format_root(r.root))
-        lines.append("Turn plan: " + format_plan(list(r.moves[0].pv_notation)))
+        lines += _turn_plan(r, notation, state)
     if r.HasField("chosen") and r.moves and r.chosen.action != r.moves[0].action:
-        lines.append(f"Plays: {r.chosen.notation} (the {r.bot} bot's pick among its best "
-                     "moves, not the first)")
+        lines.append(f"Plays: {move_name(r.chosen, notation)} (the {r.bot} bot's pick among "
+                     "its best moves, not the first)")
     lines.append(f"Search: {counted(stats.iterations, 'iteration')}, "
                  f"{counted(stats.nodes, 'node')}, "
                  f"depth {stats.depth}, {stats.elapsed_ms:,.0f} ms, "

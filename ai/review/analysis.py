@@ -140,8 +140,9 @@ def analyze_position(state: engine.GameState, played: int, search: Search, budge
 
 # ---------------------------------------------------------------------------- JSON Lines
 
-def _move_json(m: MoveInfo) -> dict[str, Any]:
-    return {"action": m.action, "move": m.notation,
+def _move_json(m: MoveInfo, words: dict[int, str]) -> dict[str, Any]:
+    """A move of an analysis line; `words`: the position's moves in words."""
+    return {"action": m.action, "move": m.notation, "description": words.get(m.action, ""),
             "win_probability": None if m.win_probability is None else float(m.win_probability),
             "expected_money": [float(x) for x in m.expected_money]}
 
@@ -164,15 +165,17 @@ def header_line(game: GameInput, *, source: str, bot: str, budget: Budget,
 
 
 def position_line(review: PositionReview, max_moves: int = 5) -> dict[str, Any]:
-    """One analyzed decision as its line of the analysis file."""
+    """One analyzed decision as its line of the analysis file (the moves in words as the
+    mover sees them, `engine.describe_moves`)."""
     a = review.analysis
     root = a.root
+    words = engine.describe_moves(review.state.view(review.player))
     return {"type": "position", "ply": review.ply, "player": review.player,
             "state": json.loads(review.state.to_json()),
             "root": {"win_probabilities": list(root.win_probabilities) or None,
                      "expected_money": list(root.expected_money)},
-            "played": _move_json(review.played), "best": _move_json(review.best),
-            "moves": [_move_json(m) for m in a.moves[:max_moves]],
+            "played": _move_json(review.played, words), "best": _move_json(review.best, words),
+            "moves": [_move_json(m, words) for m in a.moves[:max_moves]],
             "loss": review.loss, "label": review.label,
             "legal_moves": len(review.state.legal_actions()), "searches": review.searches}
 

@@ -22,6 +22,7 @@ from gallerist.server.commands.options import (
     LOCAL_LIMITS,
     MAX_UINT32,
     add_command,
+    add_notation_option,
     check_output_path,
     game_index,
     int_range,
@@ -71,6 +72,8 @@ def add(sub: Any) -> None:
     p.add_argument("--html", default=None, metavar="FILE.html",
                    help="also write the review page of the analysis (`gallerist review`)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_notation_option(p, "the mistakes and blunders listed after the table name the move "
+                           "played and the best one by notation")
 
 
 def _seats(text: str | None, players: int) -> list[int]:
@@ -110,6 +113,21 @@ def _table(summary: dict[str, Any], unit: str) -> str:
     rows += [f"seat {p['seat']} {strength_words(p['strength'])}"
              for p in summary["players"] if p.get("strength")]
     return "\n".join(rows)
+
+
+def _worst_moves(positions: list[dict[str, Any]], unit: str, notation: bool) -> list[str]:
+    """The mistakes and blunders in game order, each move played with the best one: in
+    words (the lines' `description`), or by notation."""
+    def name(move: dict[str, Any]) -> str:
+        return move["move"] if notation or not move.get("description") else move["description"]
+
+    rows = []
+    for p in positions:
+        if p["label"] in ("mistake", "blunder"):
+            loss = f"{p['loss']:.2f}" if unit == "win probability" else f"${p['loss']:.1f}"
+            rows += [f"  move {p['ply']}, seat {p['player']}, {p['label']} (loss {loss}): "
+                     f"{name(p['played'])}", f"      best: {name(p['best'])}"]
+    return ["Mistakes and blunders (the move played, then the best):", *rows] if rows else []
 
 
 def run(args: argparse.Namespace) -> int:
@@ -180,6 +198,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"{what} of {args.record}: {len(ordered)} of {counted(total, 'decision')} analyzed by "
           f"{args.bot} ({per} per position); loss in {unit}")
     print(_table(summary, unit))
+    for line in _worst_moves(ordered, unit, args.notation):
+        print(line)
     print(f"wrote {out}")
     if args.html and ordered:
         from gallerist.ai.review.page import ReviewError, write_review_page

@@ -13,7 +13,8 @@ from gallerist.ai.bots.spec import DEFAULT_BOT
 from gallerist.server.app import create_server
 from gallerist.server.commands.hint import default_timeout, request, rpc_failed, title
 from gallerist.server.commands.model_option import add_model_option
-from gallerist.server.commands.options import add_command, add_demo_game, add_search_options
+from gallerist.server.commands.options import (add_command, add_demo_game, add_notation_option,
+                                               add_search_options)
 from gallerist.server.demo_state import demo_state
 from gallerist.server.text import format_hint
 
@@ -30,6 +31,7 @@ def add(sub: Any) -> None:
                     "stop the service. Takes a second or two.")
     add_demo_game(p, players_help="players")
     p.add_argument("--no-board", action="store_true", help="do not print the board")
+    add_notation_option(p, "the table gives each move's plan in notation")
     add_search_options(p, bot=f"{DEFAULT_BOT},iterations=3000")
     add_model_option(p)
 
@@ -56,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
             except grpc.RpcError as exc:
                 return rpc_failed(exc, address)
             rtt = (time.perf_counter() - t1) * 1000.0
-        print(format_hint(response, title=title(state), limit=args.moves))
+        print(format_hint(response, title=title(state), limit=args.moves,
+                          notation=args.notation, state=state))
         print(f"\nSuggestMoves round trip {rtt:.0f} ms; whole demo "
               f"{time.perf_counter() - t0:.1f} s. Try: gallerist serve, then "
               "gallerist hint --demo")

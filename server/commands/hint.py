@@ -25,6 +25,7 @@ from gallerist.server.commands.options import (
     add_client_options,
     add_command,
     add_demo_game,
+    add_notation_option,
     add_search_options,
     timed_spec,
 )
@@ -33,7 +34,7 @@ from gallerist.server.demo_state import demo_state
 from gallerist.server.hint_requests import hint_search
 from gallerist.server.search import Search
 from gallerist.server.limits import Limits, RequestError, check_interval, check_seed, check_spec
-from gallerist.server.text import Progress, format_hint
+from gallerist.server.text import Progress, format_hint, move_name
 
 __all__ = ["add", "default_timeout", "message_dict", "request", "rpc_failed", "run", "title"]
 
@@ -67,6 +68,8 @@ def add(sub: Any) -> None:
     p.add_argument("--board", action="store_true", help="print the board first")
     p.add_argument("--json", action="store_true",
                    help="print the final response as JSON instead of a table")
+    add_notation_option(p, "the table gives each move's plan in notation, the turn plan "
+                           "is one line")
     add_search_options(p, bot=None)
     add_model_option(p)
     add_client_options(p)
@@ -150,7 +153,7 @@ def _local_reports(search: Search, interval_ms: float) -> Iterator[Any]:
         yield convert.hint_response(report, 0)
 
 
-def _show_progress(reports: Iterable[Any], progress: Progress) -> Any:
+def _show_progress(reports: Iterable[Any], progress: Progress, notation: bool = False) -> Any:
     """Consume reports, showing each partial one; return the last one (the final one,
     unless the search was interrupted), or None if there was none."""
     last = None
@@ -162,7 +165,8 @@ def _show_progress(reports: Iterable[Any], progress: Progress) -> Any:
                      else f"${best.expected_money[0]:.0f} expected")   # solo: no one to beat
             progress.update(0, f"{response.stats.elapsed_ms / 1000:.1f} s, "
                                f"{counted(response.stats.iterations, 'iteration')}, depth "
-                               f"{response.stats.depth}: best so far {best.notation} ({value})")
+                               f"{response.stats.depth}: best so far "
+                               f"{move_name(best, notation)} ({value})")
     progress.close()
     return last
 
@@ -185,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
     if args.local:
         search, interval_ms = _local_search(args, state)
         reports = StopOnCtrlC(_local_reports(search, interval_ms), search.stop)
-        last = _show_progress(reports, progress)
+        last = _show_progress(reports, progress, args.notation)
     else:
         timeout = args.timeout or default_timeout(args)
         with HintClient(args.address, token=args.token, tls=args.tls,
@@ -193,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
             call = client.analyze_stream(request(args, state), timeout=timeout)
             reports = StopOnCtrlC(call, call.cancel, ended_by_stop=_cancelled)
             try:
-                last = _show_progress(reports, progress)
+                last = _show_progress(reports, progress, args.notation)
             except grpc.RpcError as exc:
                 return rpc_failed(exc, args.address)
     return _print_result(args, state, last, interrupted=reports.interrupted)
@@ -214,11 +218,12 @@ def _print_result(args: argparse.Namespace, state: engine.GameState, last: Any, 
         if args.board:
             print(state.render())
             print()
-        print(format_hint(last, title=title(state), limit=args.moves))
+        print(format_hint(last, title=title(state), limit=args.moves, notation=args.notation,
+                          state=state))
     if interrupted:
         print(f"interrupted: the best move found in {last.stats.elapsed_ms / 1000:.1f} s "
               f"(depth {last.stats.depth}, {counted(last.stats.iterations, 'iteration')}) is "
-              f"{last.moves[0].notation}", file=sys.stderr)
+              f"{move_name(last.moves[0], args.notation)}", file=sys.stderr)
         return 130
     return 0
 

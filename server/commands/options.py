@@ -15,9 +15,9 @@ from gallerist.server.limits import MAX_SEED, Limits
 
 __all__ = ["DEFAULT_SEARCH_MS", "LOCAL_LIMITS", "MAX_GAMES", "MAX_LISTED_MOVES", "MAX_SEED",
            "MAX_UINT32", "MAX_WORKERS", "UNTIMED_BOTS", "add_client_options", "add_command",
-           "add_demo_game", "add_limits", "add_players", "add_search_options",
-           "check_output_path", "game_count", "game_index", "int_range", "port",
-           "seconds", "seed_value", "timed_spec", "worker_count"]
+           "add_demo_game", "add_limits", "add_notation_option", "add_players",
+           "add_search_options", "check_output_path", "game_count", "game_index", "int_range",
+           "port", "seconds", "seed_value", "timed_spec", "worker_count"]
 
 #: Largest budget value (the HintRequest's budget fields are uint32).
 MAX_UINT32 = 2**32 - 1
@@ -211,6 +211,14 @@ def add_search_options(p: argparse.ArgumentParser, bot: str | None = DEFAULT_BOT
                    help="search seed, 0..2^63-1 (default 0)")
     g.add_argument("--moves", type=int_range(1, MAX_LISTED_MOVES), default=10, metavar="N",
                    help="how many ranked moves to show (default 10)")
+
+
+def add_notation_option(p: argparse.ArgumentParser, what: str) -> None:
+    """Add ``--notation``: moves shown by the engine's notation ("move:AC") instead of
+    in words (`engine.describe_move`); `what` says what it changes."""
+    p.add_argument("--notation", action="store_true",
+                   help=f"show moves by the engine's notation (e.g. move:AC) instead of in "
+                        f"words: {what}")
 
 
 def add_players(p: argparse.ArgumentParser, what: str) -> None:

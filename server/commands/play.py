@@ -19,8 +19,8 @@ from gallerist.server.commands import CliError
 from gallerist.server.commands.interrupt import StopOnCtrlC
 from gallerist.server.commands.play_human import HintBot, budget_text, is_human
 from gallerist.server.commands.model_option import add_model_option
-from gallerist.server.commands.options import (LOCAL_LIMITS, add_command, check_output_path,
-                                               seed_value, timed_spec)
+from gallerist.server.commands.options import (LOCAL_LIMITS, add_command, add_notation_option,
+                                               check_output_path, seed_value, timed_spec)
 from gallerist.server.limits import Limits, RequestError, build_bot, check_spec
 
 __all__ = ["DEFAULT_HINT", "add", "run"]
@@ -54,6 +54,9 @@ def add(sub: Any) -> None:
                         "`gallerist replay FILE`) at the end; with a human seat also on quit, "
                         "Ctrl-C or end of input (default play-game.jsonl with a human seat, "
                         "none otherwise)")
+    add_notation_option(p, "a bot game prints its moves by notation, several a line; at a "
+                           "human seat the moves, the plans of a hint and the moves played "
+                           "read by notation")
     p.add_argument("--hint-bot", default=None, metavar="SPEC",
                    help="the bot that answers ? at a human seat (default: the service's "
                         f"default bot at its default budget, {DEFAULT_HINT}; a spec given "
@@ -63,6 +66,15 @@ def add(sub: Any) -> None:
 def _short(action: int) -> str:
     text = action_to_string(action)
     return f"[{text.removeprefix('chance:')}]" if text.startswith("chance:") else text
+
+
+def _said(state: engine.GameState, player: int, action: int) -> str:
+    """A move of a bot game in words, as its mover sees it (`engine.describe_move`),
+    after its seat when it is not the turn's player; a chance outcome in [brackets]."""
+    if player == engine.CHANCE:
+        return f"[{engine.describe_move(state, action)}]"
+    who = f"P{player}: " if player != state.turn_player else ""   # a kicked-out owner
+    return who + engine.describe_move(state.view(player), action)
 
 
 class _Interrupted(KeyboardInterrupt):
@@ -172,6 +184,10 @@ def run(args: argparse.Namespace) -> int:
                 out.write("\n" + state.render() + "\n")
             out.write(f"P{player} ({args.bots[player]}), move {len(state.history)}, "
                       f"{time.perf_counter() - t0:.1f} s:\n")
+        if not args.notation:   # in words: one move a line
+            out.write(f"    {_said(state, player, action)}\n")
+            out.flush()
+            return
         line.append(_short(action))
         if len(" ".join(line)) > 90:
             flush()

@@ -27,8 +27,8 @@ from gallerist.server.commands.options import LOCAL_LIMITS
 from gallerist.server.limits import Limits
 from gallerist.server.search import Report, Search, resolve_budget
 
-__all__ = ["BOARD_RULE", "HUMAN", "HintBot", "TerminalGame", "budget_text", "is_human",
-           "turn_plan"]
+__all__ = ["BOARD_RULE", "HUMAN", "HintBot", "TerminalGame", "budget_text", "hint_table",
+           "is_human", "plan_lines", "turn_plan"]
 
 #: The seat spec of a person at the terminal.
 HUMAN = "human"
@@ -69,12 +69,12 @@ class HintBot:
         return resolve_budget(self.make(), Budget(), self.limits, None)[0]
 
 
-def turn_plan(view: engine.GameState, pv: list[int]) -> str:
-    """The plan after a hint's move (`pv[0]`, played in `view`) in words: the mover's own
-    next decisions of this turn first ("your turn: ...", or "you: ..." in another seat's
-    turn), then what follows in order ("then: ..."): chance outcomes in [brackets], other
-    seats' moves after their seat ("P0 ..."), the mover's after "you" (this turn) or
-    "your next turn"."""
+def _plan_groups(view: engine.GameState, pv: list[int],
+                 name: Callable[[engine.GameState, int], str]) -> list[tuple[str, list[str]]]:
+    """The steps after a hint's move (`pv[0]`, played in `view`), `name(position,
+    action)` each, grouped by who takes them in order: "you" (the mover, this turn),
+    "your next turn", "P0" (another seat), "chance"; a last group "..." where the view
+    cannot follow the plan (a hidden card decided a step)."""
     mover, turn = view.current_player, view.turn_number
     walk = view.copy()
     groups: list[tuple[str, list[str]]] = []
@@ -82,6 +82,7 @@ def turn_plan(view: engine.GameState, pv: list[int]) -> str:
         who = ("chance" if walk.is_chance() else
                f"P{walk.current_player}" if walk.current_player != mover else
                "you" if walk.turn_number == turn else "your next turn")
+        text = name(walk, action) if i else ""
         try:
             walk.apply(action)
         except ValueError:   # a step the view cannot follow (a hidden card): stop there
@@ -89,21 +90,44 @@ def turn_plan(view: engine.GameState, pv: list[int]) -> str:
             break
         if i == 0:
             continue
-        name = action_to_string(action)
-        if who == "chance":
-            name = f"[{name.removeprefix('chance:')}]"
         if groups and groups[-1][0] == who:
-            groups[-1][1].append(name)
+            groups[-1][1].append(text)
         else:
-            groups.append((who, [name]))
+            groups.append((who, [text]))
+    return groups
+
+
+def _notation(position: engine.GameState, action: int) -> str:
+    """A plan step by notation, a chance outcome in [brackets]."""
+    text = action_to_string(action)
+    return f"[{text.removeprefix('chance:')}]" if text.startswith("chance:") else text
+
+
+def turn_plan(view: engine.GameState, pv: list[int]) -> str:
+    """The plan after a hint's move (`pv[0]`, played in `view`) in notation: the mover's
+    own next decisions of this turn first ("your turn: ...", or "you: ..." in another
+    seat's turn), then what follows in order ("then: ..."): chance outcomes in [brackets],
+    other seats' moves after their seat ("P0 ..."), the mover's after "you" (this turn)
+    or "your next turn"."""
+    groups = _plan_groups(view, pv, _notation)
     parts = []
     if groups and groups[0][0] == "you":
         mine = " ".join(groups.pop(0)[1])
-        parts.append(f"your turn: {mine}" if view.turn_player == mover else f"you: {mine}")
+        parts.append(f"your turn: {mine}" if view.turn_player == view.current_player
+                     else f"you: {mine}")
     if groups:
         parts.append("then: " + ", ".join(" ".join(names) if who == "chance" else
                                           " ".join([who, *names]) for who, names in groups))
     return "; ".join(parts) or "-"
+
+
+def plan_lines(view: engine.GameState, pv: list[int]) -> list[str]:
+    """The plan after a hint's move in words (`engine.describe_move`), one step a line,
+    each after who takes it: "you", "your next turn", "P0", "chance"."""
+    lines: list[str] = []
+    for who, texts in _plan_groups(view, pv, engine.describe_move):
+        lines += [f"{who}: {text}" for text in texts] if who != "..." else ["..."]
+    return lines or ["-"]
 
 
 class _Quit(Exception):
@@ -120,7 +144,7 @@ class TerminalGame:
     def __init__(self, specs: list[str], seats: list[Any], seed: int, hint_bot: Callable[[], Any],
                  record: str, out: Any = None,
                  read_line: Callable[[str], str] = input, *, hint_spec: str = "",
-                 hint_limits: Limits = LOCAL_LIMITS) -> None:
+                 hint_limits: Limits = LOCAL_LIMITS, notation: bool = False) -> None:
         self.specs = specs
         self.seats = seats          # a _Seat per bot seat, None for a human seat
         self.seed = seed
@@ -135,6 +159,7 @@ class TerminalGame:
         self.humans = {p for p, seat in enumerate(seats) if seat is None}
         self.board_due = set(self.humans)   # humans whose next decision shows the board
         self.echo = read_line is input and not sys.stdin.isatty()
+        self.notation = notation    # moves shown by notation instead of in words
 
     # -------------------------------------------------------------------- output
     def say(self, text: str) -> None:
@@ -142,7 +167,23 @@ class TerminalGame:
         self.out.flush()
 
     def _moves_line(self) -> str:
-        return "legal: " + "  ".join(action_to_string(a) for a in self.state.legal_actions())
+        """The legal moves: by notation on one line, or one a line, its notation (what to
+        type) and what it does in words."""
+        s = self.state
+        if self.notation:
+            return "legal: " + "  ".join(action_to_string(a) for a in s.legal_actions())
+        words = engine.describe_moves(s.view(s.current_player))
+        width = max(len(action_to_string(a)) for a in words)
+        return "legal:\n" + "\n".join(f"  {action_to_string(a):<{width}}  {text}"
+                                       for a, text in words.items())
+
+    def words(self, action: int) -> str:
+        """A move of the position (or a chance outcome) as the game prints it: by
+        notation, or in words as the mover sees it."""
+        s = self.state
+        if self.notation:
+            return action_to_string(action)
+        return engine.describe_move(s if s.is_chance() else s.view(s.current_player), action)
 
     def help_text(self) -> str:
         """What ``help`` prints (and the game prints at its start)."""
@@ -181,14 +222,14 @@ class TerminalGame:
         s = self.state
         if s.is_chance():
             action = draw_chance(s, self.chance_rng)
-            self.say(f"  chance: {action_to_string(action).removeprefix('chance:')}")
+            self.say(f"  chance: {self.words(action).removeprefix('chance:')}")
             s.apply(action)
             return
         p = s.current_player
         seat = self.seats[p]
         if seat is not None:
             action = seat.choose(s.view(p))
-            self.say(f"  P{p} ({self.specs[p]}): {action_to_string(action)}")
+            self.say(f"  P{p} ({self.specs[p]}): {self.words(action)}")
             s.apply(action)
             self._moved(p)
             return
@@ -198,6 +239,8 @@ class TerminalGame:
         s = self.state
         if p in self.board_due or decision_kind(s) == "turn-start":
             self.say("\n" + s.view(p).render())
+            if not self.notation:   # the board lists the moves by notation only
+                self.say(self._moves_line())
         else:
             self.say(f"\nNow: {describe_decision(s)}\n{self._moves_line()}")
         self.board_due.discard(p)
@@ -227,9 +270,10 @@ class TerminalGame:
                     self.say(f"{exc} (type help for the commands)")
                     continue
                 self.marks.append(len(s.history))
+                said = f"  P{p} (human): {self.words(action)}"
                 s.apply(action)
                 self._moved(p)
-                self.say(f"  P{p} (human): {action_to_string(action)}")
+                self.say(said)
                 return
 
     def _ask(self, p: int) -> str:
@@ -264,7 +308,7 @@ class TerminalGame:
         done = f"stopped (Ctrl-C) after {done}: the best so far" if runner.interrupted \
             else f"searched {done}"
         self.say(f"hint by {name} (budget {budget_text(budget)}): {done}")
-        self.say(hint_table(view, a))
+        self.say(hint_table(view, a, notation=self.notation))
 
     def undo(self) -> bool:
         """Back to the previous human decision; False (and a note) if there is none."""
@@ -274,8 +318,8 @@ class TerminalGame:
         back = self.marks.pop()
         taken = []
         while len(self.state.history) > back:
-            taken.append(action_to_string(self.state.undo()))
-        self.say(f"undone: {', '.join(reversed(taken))}")
+            taken.append(self.words(self.state.undo()))
+        self.say(f"undone: {'; '.join(reversed(taken))}")
         self.board_due = set(self.humans)
         return True
 
@@ -300,25 +344,34 @@ class TerminalGame:
                  f"(gallerist replay {self.record})")
 
 
-def hint_table(view: engine.GameState, analysis: Any, limit: int = 10) -> str:
-    """A hint's moves in the order the bot ranks them, that order said first, each with
-    its plan (`turn_plan`); then the whole plan of #1."""
+def hint_table(view: engine.GameState, analysis: Any, limit: int = 10,
+               notation: bool = False) -> str:
+    """A hint's moves in the order the bot ranks them, that order said first; then the
+    whole plan of #1. In words (`engine.describe_moves`), the plan one step a line
+    (`plan_lines`); by notation (`notation`), each move with its plan (`turn_plan`)."""
     moves = analysis.moves[:limit]
     order = ("ranked by visits, most first (the bot plays #1), not by win%"
              if any(m.visits for m in analysis.moves) else
              "ranked by the bot's value, best first (the bot plays #1), not by win%")
+    words = {} if notation else engine.describe_moves(view)
+    names = [words.get(m.action, m.notation) for m in moves]
+    width = max([28] + [len(n) for n in names])
     money = "/".join(f"P{i}" for i in range(view.num_players))
-    rows = [f"moves {order}:",
-            f"{'#':>2}  {'move':<28} {'visits':>7} {'win%':>6}  {'expected $ ' + money:<17}  "
-            f"plan after the move"]
-    for i, m in enumerate(moves):
+    head = f"{'#':>2}  {'move':<{width}} {'visits':>7} {'win%':>6}  {'expected $ ' + money:<17}"
+    rows = [f"moves {order}:", (head + "  plan after the move") if notation else head.rstrip()]
+    for i, (m, name) in enumerate(zip(moves, names)):
         win = f"{100 * m.win_probability:5.1f}%" if m.win_probability is not None else "     -"
-        plan = turn_plan(view, m.pv)
-        if len(plan) > 70:
-            plan = plan[:67] + "..."
         dollars = "/".join(f"{x:.0f}" for x in m.expected_money)
-        rows.append(f"{i + 1:>2}  {m.notation:<28} {m.visits:>7} {win}  {dollars:<17}  {plan}")
-    rows.append(f"plan of #1 {moves[0].notation}: {turn_plan(view, moves[0].pv)}")
+        row = f"{i + 1:>2}  {name:<{width}} {m.visits:>7} {win}  {dollars:<17}"
+        if notation:
+            plan = turn_plan(view, m.pv)
+            row += "  " + (plan[:67] + "..." if len(plan) > 70 else plan)
+        rows.append(row.rstrip())
+    if notation:
+        rows.append(f"plan of #1 {moves[0].notation}: {turn_plan(view, moves[0].pv)}")
+    else:
+        rows.append(f"plan of #1 ({names[0]}):")
+        rows += [f"  {line}" for line in plan_lines(view, moves[0].pv)]
     return "\n".join(rows)
 
 
@@ -356,7 +409,7 @@ def run(args: argparse.Namespace, seats: list[Any], hint: HintBot) -> int:
     """``gallerist play`` with a human seat."""
     game = TerminalGame(list(args.bots), seats, args.seed, hint.make,
                         args.record or "play-game.jsonl", hint_spec=hint.spec,
-                        hint_limits=hint.limits)
+                        hint_limits=hint.limits, notation=getattr(args, "notation", False))
     use_readline(game)
     game.say(describe(game))
     game.say(game.help_text())

@@ -11,6 +11,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+from gallerist import engine
 from gallerist.ai.review.games import read_game
 from gallerist.engine.actions import action_to_string
 from gallerist.server import GalleristServer, HintClient, hint_request
@@ -130,8 +131,8 @@ def _analyze(**fields) -> hints_pb2.AnalyzeGameRequest:  # type: ignore[no-untyp
 
 def test_analyze_game_streams_every_decision_of_the_seats(client: HintClient) -> None:
     """AnalyzeGame on a record line: one AnalyzedPosition per decision of the chosen
-    seat, in game order, each with the position, root, played and best moves, a loss
-    >= 0 matching its label, and the query id."""
+    seat, in game order, each with the position, root, played and best moves (in words
+    as the mover sees them), a loss >= 0 matching its label, and the query id."""
     out = list(client.analyze_game(_analyze(record=RECORD, seats=[1], query_id="g1",
                                             max_moves=2), timeout=60))
     expected = [ply for ply, seat in GAME.decisions([1])]
@@ -141,6 +142,9 @@ def test_analyze_game_streams_every_decision_of_the_seats(client: HintClient) ->
         assert p.query_id == "g1" and p.player == 1 and p.total == len(expected)
         assert p.played.action == GAME.actions[p.ply]
         assert p.state == GAME.state_at(p.ply).to_proto()
+        words = engine.describe_moves(GAME.state_at(p.ply).view(1))
+        assert p.played.description == words[p.played.action]
+        assert all(m.description == words[m.action] for m in (p.best, *p.moves))
         assert list(p.root.expected_money) == list(p.best.expected_money)
         assert 1 <= len(p.moves) <= 2 and p.moves[0] == p.best
         assert p.loss >= 0

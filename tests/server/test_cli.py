@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from gallerist import engine
 from gallerist.server import GalleristServer
 from gallerist.server.cli import build_parser, main
+from gallerist.server.demo_state import demo_state
 
 
 def test_new_writes_a_valid_state(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -25,15 +27,25 @@ def test_new_writes_a_valid_state(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 
 def test_hint_local_demo(capsys: pytest.CaptureFixture[str]) -> None:
-    """`hint --local --demo` prints the table of moves with evaluations and the turn plan."""
+    """`hint --local --demo` prints the table of moves in words with evaluations and the
+    turn plan one step a line; `--notation` the moves by notation, each with its plan,
+    and the turn plan on one line."""
     assert main(["hint", "--local", "--demo", "--bot", "mcts", "--iterations", "300",
                  "--board"]) == 0
     out = capsys.readouterr().out
     assert "THE GALLERIST" in out                     # the board
     assert "Hints for player 0 by mcts" in out
     assert "visits" in out and "win%" in out and "expected $ P0/P1" in out
-    assert "Turn plan: " in out
+    words = engine.describe_moves(demo_state(seed=1, players=2))
+    best = re.search(r"^ 1  (.+?) {2,}\d", out, re.M)
+    assert best and best.group(1).strip() in words.values()
+    assert f"Turn plan:\n  1. {best.group(1).strip()}\n  2. " in out
     assert "300 iterations" in out
+    assert main(["hint", "--local", "--demo", "--bot", "mcts", "--iterations", "300",
+                 "--notation"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^Turn plan: \S+:", out, re.M) and "plan (rest of the turn)" in out
+    assert not any(text in out for text in words.values())
 
 
 def test_hint_local_state_file_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -46,6 +58,8 @@ def test_hint_local_state_file_and_json(tmp_path: Path, capsys: pytest.CaptureFi
     assert response["final"] is True and response["bot"] == "expectimax"
     assert {m["notation"] for m in response["moves"]} == {"start:SO", "start:AC", "start:MC",
                                                           "start:IM"}
+    words = engine.describe_moves(engine.new_game(2, seed=3))
+    assert all(m["description"] == words[m["action"]] for m in response["moves"])
 
 
 def test_hint_local_progress_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:

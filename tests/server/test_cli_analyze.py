@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from gallerist import engine
 from gallerist.ai.review.games import read_game
 from gallerist.server.cli import main
 
@@ -63,16 +64,25 @@ def test_the_analysis_file_has_the_mode_of_any_new_file(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["a.jsonl"]
 
 
-def test_analyze_labels_the_planted_mistake(tmp_path: Path) -> None:
+def test_analyze_labels_the_planted_mistake(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
     """The move list of tests/data/planted_mistake.json ends with a move the bots agree
     loses the game: at the default budget (200 ms per position) its line is a mistake
-    or a blunder."""
+    or a blunder; the line names the moves in words too (as the mover saw them), and the
+    summary lists it in words after the table."""
     out = tmp_path / "p.jsonl"
     assert main(["analyze", str(DATA / "planted_mistake.json"), "--seats", "1",
                  "--workers", "2", "--out", str(out), "--no-progress"]) == 0
     last = _lines(out)[-2]
     assert last["played"]["move"] == "action:A"
     assert last["label"] in ("mistake", "blunder")
+    state = engine.GameState.from_json(json.dumps(last["state"]))
+    words = engine.describe_moves(state.view(last["player"]))
+    assert last["played"]["description"] == words[last["played"]["action"]]
+    assert last["best"]["description"] == words[last["best"]["action"]]
+    text = capsys.readouterr().out
+    assert (f"seat 1, {last['label']} (loss {last['loss']:.2f}): "
+            f"{last['played']['description']}\n      best: {last['best']['description']}") in text
 
 
 @pytest.mark.parametrize("argv, fragment", [

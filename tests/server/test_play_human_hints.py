@@ -27,11 +27,11 @@ PROMPT = re.compile(rb"^P\d> ", re.M)
 
 
 def _game(specs: list[str], script: Callable[[TerminalGame, str], str], *, seed: int = 3,
-          hint: bool = False, hint_bot: str | None = None,
+          hint: bool = False, hint_bot: str | None = None, notation: bool = False,
           tmp_path: Path) -> tuple[TerminalGame, str]:
     """A game played in this process: `script(game, output so far)` gives each typed line
     (EOFError ends the game); returns the game and its whole output. `hint`: `?` works,
-    by `hint_bot` (None: play's default)."""
+    by `hint_bot` (None: play's default); `notation`: moves shown by notation."""
     out = io.StringIO()
     seats = [None if s == "human" else play._Seat(build_bot(s, i, field="bot"), i)
              for i, s in enumerate(specs)]
@@ -41,7 +41,8 @@ def _game(specs: list[str], script: Callable[[TerminalGame, str], str], *, seed:
         bot = play._hint_bot(argparse.Namespace(hint_bot=hint_bot, seed=seed))
         make, options = bot.make, {"hint_spec": bot.spec, "hint_limits": bot.limits}
     game = TerminalGame(specs, seats, seed, make, str(tmp_path / "g.jsonl"), out=out,
-                        read_line=lambda prompt: script(game, out.getvalue()), **options)
+                        read_line=lambda prompt: script(game, out.getvalue()),
+                        notation=notation, **options)
     game.play()
     return game, out.getvalue()
 
@@ -188,10 +189,10 @@ def _hint_at_turn_start(game: TerminalGame, output: str) -> str:
 
 
 def test_a_hint_says_how_its_moves_are_ordered_and_labels_the_plan(tmp_path: Path) -> None:
-    """`?` lists the moves in the order printed above them (visits, most first: the
-    visits column never rises), and each plan says whose steps it lists."""
+    """`?` (with --notation) lists the moves in the order printed above them (visits, most
+    first: the visits column never rises), and each plan says whose steps it lists."""
     _, out = _game(["human", "human"], _hint_at_turn_start, hint=True,
-                   hint_bot="mcts:iterations=400", tmp_path=tmp_path)
+                   hint_bot="mcts:iterations=400", notation=True, tmp_path=tmp_path)
     assert "moves ranked by visits, most first (the bot plays #1), not by win%" in out
     rows = re.findall(r"^ ?\d+  (\S+) +(\d+) +[\d.]+%  \S+ +(.*)$", out, re.M)
     assert len(rows) >= 2
@@ -220,3 +221,24 @@ def test_the_default_hint_bot_is_the_services_default_at_its_default_budget(tmp_
     assert hint.spec == Limits().default_bot and hint.budget() == service
     _, out = _game(["human", "human"], _hint_at_turn_start, hint=True, tmp_path=tmp_path)
     assert f"hint by {Limits().default_bot} (budget {described})" in out
+
+
+def test_a_hint_and_the_moves_read_in_words(tmp_path: Path) -> None:
+    """Without --notation the legal moves are listed one a line, notation (what to type)
+    then words; `?` lists its moves in words (engine.describe_moves of the view), most
+    visits first, and the plan of #1 one step a line after who takes it."""
+    game, out = _game(["human", "human"], _hint_at_turn_start, hint=True,
+                      hint_bot="mcts:iterations=400", tmp_path=tmp_path)
+    view = game.state.view(game.state.current_player)
+    words = engine.describe_moves(view)
+    listed = out[out.rindex("legal:"):]
+    for a, text in words.items():
+        assert re.search(rf"^  {re.escape(view.action_to_string(a))} +{re.escape(text)}$",
+                         listed, re.M), text
+    rows = re.findall(r"^ ?\d+  (.+?) +(\d+) +[\d.]+%  \S+$", out, re.M)
+    assert len(rows) >= 2 and all(name.strip() in words.values() for name, _ in rows), rows
+    visits = [int(v) for _, v in rows]
+    assert visits == sorted(visits, reverse=True)
+    plan = out[out.index("plan of #1 ("):].splitlines()
+    assert plan[0] == f"plan of #1 ({rows[0][0].strip()}):"
+    assert plan[1].startswith(("  you: ", "  chance: ", "  P")), plan

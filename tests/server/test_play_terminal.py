@@ -67,10 +67,12 @@ def test_a_whole_game_typed_at_the_prompt_is_saved_and_replays(tmp_path: Path) -
 
 def test_hint_undo_bad_moves_and_quit(tmp_path: Path) -> None:
     """`?` prints the hint bot's evaluations (win probability), an unknown or illegal move
-    is named and asked again, `undo` takes back to the previous human decision (the bot's
-    replies and chance events too), `quit` saves the unfinished game, which replays."""
+    is named and asked again, a move typed by notation is echoed (and undone) in words,
+    `undo` takes back to the previous human decision (the bot's replies and chance events
+    too), `quit` saves the unfinished game, which replays."""
     state = engine.new_game(num_players=2, seed=3)
     first = state.action_to_string(state.legal_actions()[0])   # P1 chooses first at setup
+    said = engine.describe_move(state.view(1), state.legal_actions()[0])
     record = tmp_path / "game.jsonl"
     script = ["undo", "?", "move:nowhere", "move:AC", first, "undo", first, "quit"]
     done = _run("play", "greedy", "human", "--seed", "3", "--hint-bot", "greedy", "--record",
@@ -81,7 +83,7 @@ def test_hint_undo_bad_moves_and_quit(tmp_path: Path) -> None:
     assert "hint by greedy" in out and "win%" in out
     assert "unknown action notation 'move:nowhere'" in out
     assert "move move:AC (id 5) is illegal here" in out
-    assert out.count(f"P1 (human): {first}") == 2 and f"undone: {first}" in out
+    assert out.count(f"P1 (human): {said}") == 2 and f"undone: {said}" in out
     assert "saved the unfinished game" in out
     [rec] = read_records(str(record))
     assert not rec.complete and rec.scores == []
@@ -143,15 +145,20 @@ def _legal_json(path: Path) -> dict[str, Any]:
 
 
 def test_legal_and_apply_play_a_game_by_files(tmp_path: Path) -> None:
-    """`legal` lists the moves by notation and id (chance outcomes with probabilities) and
-    `apply` (by notation or by id) writes the next state: over ten steps through setup and
-    chance events, the states equal the engine's own."""
+    """`legal` lists the moves by notation, id and in words (`--notation`: without the
+    words; chance outcomes with probabilities) and `apply` (by notation or by id) writes
+    the next state: over ten steps through setup and chance events, the states equal the
+    engine's own."""
     path = tmp_path / "s.json"
     assert _run("new", "--players", "2", "--seed", "5", "-o", str(path)).returncode == 0
     state = engine.new_game(num_players=2, seed=5)
+    first = state.legal_actions()[0]
     text = _run("legal", str(path))
     assert text.returncode == 0
-    assert text.stdout.splitlines()[0] == f"{state.action_to_string(state.legal_actions()[0])}\t{state.legal_actions()[0]}"
+    assert text.stdout.splitlines()[0] == (f"{state.action_to_string(first)}\t{first}\t"
+                                           f"{engine.describe_move(state, first)}")
+    text = _run("legal", str(path), "--notation")
+    assert text.stdout.splitlines()[0] == f"{state.action_to_string(first)}\t{first}"
     rng = np.random.default_rng(0)
     for step in range(10):
         info = _legal_json(path)
@@ -159,6 +166,8 @@ def test_legal_and_apply_play_a_game_by_files(tmp_path: Path) -> None:
         expected = ([a for a, _ in state.chance_outcomes()] if state.is_chance()
                     else state.legal_actions())
         assert [m["action"] for m in info["moves"]] == expected
+        words = engine.describe_moves(state)
+        assert [m["description"] for m in info["moves"]] == list(words.values())
         move = info["moves"][int(rng.integers(len(info["moves"])))]
         arg = str(move["action"]) if step % 2 else move["move"]
         done = _run("apply", str(path), arg, "-o", str(path))

@@ -28,16 +28,20 @@ def _without_timing(response: hints_pb2.HintResponse) -> hints_pb2.HintResponse:
 @pytest.mark.parametrize("bot", ["mcts:iterations=200", "expectimax:depth=2", "greedy", "random"])
 def test_suggest_moves_ranks_every_legal_move(client: HintClient, demo: engine.GameState,
                                               bot: str) -> None:
-    """SuggestMoves returns each legal move once, with notation, money per seat, a PV
-    starting with the move and legal from the position, and root statistics."""
+    """SuggestMoves returns each legal move once, with notation and words (as the mover
+    sees it), money per seat, a PV starting with the move and legal from the position,
+    and root statistics."""
     r = client.suggest(hint_request(demo, bot=bot, seed=3))
     legal = demo.legal_actions()
+    words = engine.describe_moves(demo.view(demo.current_player))
+    assert r.chosen.description == words[r.chosen.action]
     assert r.final and r.player == demo.current_player
     assert r.bot == bot.split(":")[0]
     assert sorted(m.action for m in r.moves) == legal
     assert r.legal_move_count == len(legal)
     for m in r.moves:
         assert m.notation == action_to_string(m.action)
+        assert m.description == words[m.action]
         assert len(m.expected_money) == demo.num_players
         assert 0.0 <= m.win_probability <= 1.0
         assert m.pv[0] == m.action and list(m.pv_notation) == [action_to_string(a) for a in m.pv]
@@ -180,12 +184,17 @@ def test_new_game(client: HintClient) -> None:
 
 
 def test_legal_actions_decision_and_chance(client: HintClient, demo: engine.GameState) -> None:
-    """LegalActions lists a decision's actions with notation (no probabilities) and a
-    chance event's outcomes with probabilities that sum to 1."""
+    """LegalActions lists a decision's actions with notation and words (no probabilities)
+    and a chance event's outcomes, in words too, with probabilities that sum to 1; a view
+    with HIDDEN cards gets the same words."""
     r = client.legal_actions(demo.to_proto())
     assert [a.action for a in r.actions] == demo.legal_actions()
     assert all(a.notation == action_to_string(a.action) and not a.HasField("probability")
                for a in r.actions)
+    words = engine.describe_moves(demo)
+    assert [a.description for a in r.actions] == list(words.values())
+    seen = client.legal_actions(demo.view(demo.current_player).to_proto())
+    assert [a.description for a in seen.actions] == list(words.values())
     chance = chance_state(1)
     r = client.legal_actions(chance.to_proto())
     assert r.position.kind == hints_pb2.POSITION_KIND_CHANCE
@@ -194,6 +203,7 @@ def test_legal_actions_decision_and_chance(client: HintClient, demo: engine.Game
     assert [a.probability for a in r.actions] == pytest.approx([p for _, p in expected])
     assert sum(a.probability for a in r.actions) == pytest.approx(1.0)
     assert all(a.notation.startswith("chance:") for a in r.actions)
+    assert [a.description for a in r.actions] == list(engine.describe_moves(chance).values())
 
 
 def test_legal_actions_terminal(client: HintClient) -> None:

@@ -127,8 +127,11 @@ def test_analysis_lines_follow_the_format() -> None:
     assert engine.GameState.from_json(json.dumps(line["state"])).to_json() == state.to_json()
     assert sum(line["root"]["win_probabilities"]) == pytest.approx(1.0)
     for key in ("played", "best"):
-        assert set(line[key]) == {"action", "move", "win_probability", "expected_money"}
+        assert set(line[key]) == {"action", "move", "description", "win_probability",
+                                  "expected_money"}
     assert line["played"]["move"] == "action:A" and len(line["moves"]) == 1
+    assert line["played"]["description"] == engine.describe_move(state.view(1),
+                                                                 game.actions[PLANTED_PLY])
     assert line["label"] in (None, "inaccuracy", "mistake", "blunder") and line["loss"] >= 0
     head = header_line(game, source="p.json", bot="mcts", budget=Budget(time_ms=200))
     assert head["format"] == "gallerist-analysis" and head["format_version"] == 1
@@ -218,8 +221,11 @@ def test_moves_after_the_end_are_refused() -> None:
 
 
 def test_move_info_json_fields() -> None:
-    """`played`/`best` give win_probability null in solo (MoveInfo without one)."""
+    """`played`/`best` give win_probability null in solo (MoveInfo without one), and the
+    move in words from the position's words (empty when it has none)."""
     m = MoveInfo(action=0, notation="start:SO", expected_money=[10.0])
     from gallerist.ai.review.analysis import _move_json
-    assert _move_json(m) == {"action": 0, "move": "start:SO", "win_probability": None,
-                             "expected_money": [10.0]}
+    assert _move_json(m, {0: "Start at the Sales Office"}) == {
+        "action": 0, "move": "start:SO", "description": "Start at the Sales Office",
+        "win_probability": None, "expected_money": [10.0]}
+    assert _move_json(m, {})["description"] == ""

@@ -4,6 +4,7 @@ is a failure that says how to install it, not a skip."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 from pathlib import Path
@@ -63,8 +64,8 @@ def _index(page: Any) -> int:
 def test_review_page_steps_jumps_and_draws(browser: Any, tmp_path: Path, players: int) -> None:
     """The review page of a game of 1-4 players loads without console errors or network
     requests; the buttons and arrow keys step the board, clicking a chart point or a move
-    jumps to it, a labelled move shows the best move's arrow, and the screenshot is not
-    blank."""
+    jumps to it, a labelled move shows the best move's arrow labelled in words, and the
+    screenshot is not blank."""
     analysis = tmp_path / "game.jsonl"
     positions = write_analysis(analysis, players, seed=players + 20, max_positions=60)
     html = tmp_path / "review.html"
@@ -95,7 +96,9 @@ def test_review_page_steps_jumps_and_draws(browser: Any, tmp_path: Path, players
     assert labelled, "the fixture game should have a labelled move"
     page.click(f"#moves .move[data-index='{labelled[0]}']")
     assert page.query_selector("#board #hint") is not None
-    assert positions[labelled[0]]["best"]["move"] in page.text_content("#board #hint")
+    shown = positions[labelled[0]]
+    state = engine.GameState.from_json(json.dumps(shown["state"]))
+    assert engine.describe_move(state, shown["best"]["action"]) in page.text_content("#board #hint")
     page.click(f"#moves .move[data-index='{unlabelled[0]}']")
     assert page.query_selector("#board #hint") is None
     assert _variance(page.screenshot()) > 100
