@@ -186,9 +186,9 @@ def level_rungs(numbers: Iterable[str] | None = None) -> list[Rung]:
 #: The ladder rungs each level meets besides the next level: the two nearest it in
 #: rating, which tie the levels to the ladder's scale.
 LEVEL_TIES: dict[int, tuple[str, ...]] = {
-    1: ("random", "greedy"), 2: ("greedy", "mcts-10"), 3: ("greedy", "mcts-10"),
-    4: ("mcts-10", "mcts-30"), 5: ("default-10", "mcts-100"),
-    6: ("default-100", "default-300"), 7: ("mcts-300", "default-300"),
+    1: ("random", "greedy"), 2: ("greedy", "mcts-10"), 3: ("mcts-10", "mcts-30"),
+    4: ("default-10", "mcts-100"), 5: ("mcts-30", "mcts-100"),
+    6: ("default-100", "mcts-300"), 7: ("mcts-300", "default-300"),
     8: ("default-300", "mcts-1000"),
 }
 

@@ -45,11 +45,11 @@ class Setting:
 #: bot at its default budget (1,000 iterations), playing its best move.
 LEVELS: tuple[Setting, ...] = (
     Setting(10, 1.0, 1.0, 10),
-    Setting(10, 0.3, 0.5, 8),
-    Setting(10, 0.19, 0.4, 7),
+    Setting(10, 0.4, 0.6, 8),
     Setting(10, 0.13, 0.35, 6),
     Setting(30, 0.06, 0.15, 5),
-    Setting(300, 0.014, 0.06, 3),
+    Setting(100, 0.02, 0.08, 3),
+    Setting(300, 0.02, 0.08, 3),
     Setting(1000, 0.014, 0.06, 3),
     Setting(1000, 0.0, 0.0, 1),
 )

@@ -118,3 +118,20 @@ def test_the_resolved_spec_writes_out_the_settings() -> None:
     name, opts = parse_spec(spec)
     assert name == "level" and opts["iterations"] == LEVELS[1].iterations
     assert opts["temperature"] == LEVELS[1].temperature
+
+
+def test_the_packaged_ratings_are_of_these_levels_and_rise_level_by_level() -> None:
+    """ai/bots/levels.json measured the levels as they are now (each level's settings),
+    every level is rated, the ratings rise, and each step over the level below has a
+    95% interval above zero (a level re-tuned must be measured again)."""
+    import json
+
+    from gallerist.ai.bots.levels import RATINGS_FILE, level_ratings
+
+    data = json.load(open(RATINGS_FILE, encoding="utf-8"))
+    assert [x["spec"] for x in data["levels"]] == [s.spec(calibrated=False) for s in LEVELS]
+    rated = level_ratings()
+    assert [r.level for r in rated] == list(range(1, len(LEVELS) + 1))
+    for low, high in zip(rated, rated[1:]):
+        assert high.elo > low.elo
+        assert high.step is not None and high.step_ci is not None and high.step_ci[0] > 0
