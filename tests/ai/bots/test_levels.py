@@ -135,3 +135,14 @@ def test_the_packaged_ratings_are_of_these_levels_and_rise_level_by_level() -> N
     for low, high in zip(rated, rated[1:]):
         assert high.elo > low.elo
         assert high.step is not None and high.step_ci is not None and high.step_ci[0] > 0
+
+
+def test_the_docs_show_the_levels_as_gallerist_levels_prints_them() -> None:
+    """docs/levels.md holds the table `gallerist levels --markdown` prints (after a new
+    measurement, paste it there)."""
+    from pathlib import Path
+
+    from gallerist.ai.bots.levels import levels_table
+
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "levels.md").read_text(encoding="utf-8")
+    assert levels_table(markdown=True).strip() in doc
