@@ -334,10 +334,11 @@ def format_ladder(rated: Sequence[RungRating], anchor: str = ANCHOR, players: in
     """The ladder as a text table, strongest first."""
     fixed = (f"{anchor} fixed at 0 Elo" if any(x.rung.name == anchor for x in rated)
              else "mean 0 Elo")
+    w = max([16] + [len(x.rung.name) + 2 for x in rated])
     lines = [f"ladder, {players} players ({fixed}; 95% intervals)",
-             f"{'rung':<16}{'family':<12}{'budget':>8}{'Elo':>8}   {'95% interval':<18}{'games':>6}"]
+             f"{'rung':<{w}}{'family':<12}{'budget':>8}{'Elo':>8}   {'95% interval':<18}{'games':>6}"]
     for x in sorted(rated, key=lambda x: -x.elo):
-        lines.append(f"{x.rung.name:<16}{x.rung.family:<12}{x.rung.budget:>8}{x.elo:>8.0f}   "
+        lines.append(f"{x.rung.name:<{w}}{x.rung.family:<12}{x.rung.budget:>8}{x.elo:>8.0f}   "
                      f"{x.ci[0]:>6.0f} to {x.ci[1]:<8.0f}{x.games:>6}")
     return "\n".join(lines)
 
