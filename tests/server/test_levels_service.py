@@ -74,3 +74,42 @@ def test_a_remote_level_plays_the_move_the_service_chose(service, demo) -> None:
         assert a.chosen is not None and bot.choose(demo) in [m.action for m in a.moves]
         picks.add(a.chosen)
     assert len(picks) > 1
+
+
+def test_analyze_game_ends_with_each_seat_s_strength(client: HintClient) -> None:
+    """AnalyzeGame of a two-player game: the last AnalyzedPosition carries a strength
+    for each analyzed seat (Elo on the ladder's scale, a 95% interval around it, the
+    nearest level), the ones before none."""
+    from pathlib import Path
+
+    record = (Path(__file__).resolve().parents[1] / "data" / "analyze_game.jsonl"
+              ).read_text().splitlines()[0]
+    request = hints_pb2.AnalyzeGameRequest(record=record, bot_spec="mcts", seats=[0, 1],
+                                           budget=hints_pb2.Budget(iterations=20))
+    out = list(client.analyze_game(request, timeout=120))
+    assert all(not p.strength for p in out[:-1])
+    last = out[-1].strength
+    assert [s.seat for s in last] == [0, 1]
+    for s in last:
+        assert s.elo_low < s.elo < s.elo_high and 1 <= s.level <= 8
+
+
+def test_analyze_prints_each_seat_s_strength(tmp_path) -> None:
+    """gallerist analyze of a two-player game says how each seat played on the ladder's
+    scale, and the summary line keeps it."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    record = Path(__file__).resolve().parents[1] / "data" / "analyze_game.jsonl"
+    out = tmp_path / "a.jsonl"
+    done = subprocess.run([sys.executable, "-m", "gallerist.server", "analyze", str(record),
+                           "--iterations", "20", "--workers", "2", "--out", str(out),
+                           "--no-progress"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "seat 0 played like level" in done.stdout and "95% CI" in done.stdout
+    summary = json.loads(out.read_text().splitlines()[-1])
+    for seat in summary["players"]:
+        low, high = seat["strength"]["ci"]
+        assert low < seat["strength"]["elo"] < high
