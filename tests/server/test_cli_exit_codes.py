@@ -177,3 +177,25 @@ def test_sigint_and_sigterm_stop_selfplay_keeping_its_shards(sig, tmp_path) -> N
     kept = json.loads(manifest.read_text())
     assert 1 <= kept["games"] < 20000
     assert all((out / shard["file"]).exists() for shard in kept["shards"])
+
+
+def test_sigint_stops_a_ladder_keeping_its_games_and_it_continues(tmp_path) -> None:
+    """`kill -INT` of a background ladder: exit 130, the finished games kept and rated;
+    run again, it plays only the games still missing."""
+    records = tmp_path / "ladder-games.jsonl"
+    argv = ["ladder", "--rungs", "random,greedy", "--games-per-pair", "20000", "--workers", "2",
+            "--no-progress"]
+    done, seconds = _stop_midway(argv, tmp_path, lambda: _lines(records) >= 2, signal.SIGINT)
+    assert done.returncode == 130, done.stderr
+    assert seconds < 10 and "Traceback" not in done.stderr
+    kept = _lines(records)
+    assert 2 <= kept < 20000
+    assert "random fixed at 0 Elo" in done.stdout
+    again = subprocess.run([sys.executable, "-m", "gallerist.server", "ladder", "--rungs",
+                            "random,greedy", "--games-per-pair", "2", "--no-progress"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    games = [json.loads(line) for line in records.read_text().splitlines()]
+    assert kept <= len(games) <= kept + 2            # at most its own 2 games added
+    keys = [(g["seed"], tuple(g["bots"])) for g in games]
+    assert len(set(keys)) == len(keys)               # and none played twice
