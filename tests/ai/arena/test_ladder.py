@@ -209,3 +209,16 @@ def test_uct_equivalent_interpolates_elo_against_log_iterations() -> None:
     notes = ladder_notes(rated)
     assert any(n.startswith("mcts: Elo per doubling") for n in notes)
     assert any("plays like plain UCT at about 548 iterations" in n for n in notes)
+
+
+def test_the_ladder_plays_on_ray_as_on_local_workers(tmp_path: Path) -> None:
+    """--backend ray: the same games (keys) as local workers, and the same results, since
+    each game is seeded by its setup and seats."""
+    rungs = rungs_named(["random", "greedy"])
+    plan = ladder_games(rungs, 2)
+    local = run_plan(plan, rungs, records_path=str(tmp_path / "l.jsonl"), workers=2)
+    ray = run_plan(plan, rungs, records_path=str(tmp_path / "r.jsonl"), workers=2, backend="ray")
+    key = lambda r: (r.seed, tuple(r.bots))   # noqa: E731
+    assert {key(r): r.money for r in ray} == {key(r): r.money for r in local}
+    with pytest.raises(LadderError, match="unknown backend 'dask'"):
+        run_plan(plan, rungs, records_path=str(tmp_path / "x.jsonl"), backend="dask")

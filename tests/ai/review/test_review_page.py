@@ -89,3 +89,24 @@ def test_not_an_analysis(tmp_path: Path) -> None:
                                 "format_version": 2, "players": 2}) + "\n")
     with pytest.raises(ReviewError, match="format_version 2 is not supported"):
         read_analysis(path)
+
+
+def test_the_summary_says_how_strong_each_seat_played(tmp_path: Path) -> None:
+    """A summary with a seat's strength: the page says "played like level N (about E Elo,
+    95% CI ...)" for it; a seat without one gets no such line."""
+    analysis = tmp_path / "a.jsonl"
+    write_analysis(analysis, 2, seed=23, max_positions=20)
+    lines = [json.loads(x) for x in analysis.read_text().splitlines()]
+    summary = {"type": "summary", "complete": True, "players": [
+        {"seat": 0, "name": "a", "decisions": 10, "average_loss": 0.01,
+         "counts": {"inaccuracy": 1, "mistake": 0, "blunder": 0},
+         "strength": {"elo": 702.4, "ci": [233.0, 1171.8], "level": 4}},
+        {"seat": 1, "name": "b", "decisions": 10, "average_loss": 0.02,
+         "counts": {"inaccuracy": 2, "mistake": 1, "blunder": 0}, "strength": None}]}
+    lines = [x for x in lines if x.get("type") != "summary"] + [summary]
+    analysis.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    page = tmp_path / "r.html"
+    write_review_page(analysis, page)
+    html = page.read_text()
+    assert "Seat 0 played like level 4 (about 702 Elo, 95% CI 233 to 1,172)" in html
+    assert "Seat 1 played" not in html
