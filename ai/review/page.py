@@ -2,7 +2,8 @@
 writes one self-contained HTML file (inline CSS, JavaScript and SVG; no network) from the
 JSON Lines of `gallerist analyze` (docs/records.md, "Game analysis"): the board at every
 decision, the labelled move list, a chart of the win probabilities, each position's
-numbers. A line whose state is not a valid GameState is an error naming the line.
+numbers, the final score and each seat's summary. A line whose state is not a valid
+GameState is an error naming the line. The style sheet and script are in `page_script`.
 """
 from __future__ import annotations
 
@@ -14,10 +15,13 @@ from typing import Any
 
 from gallerist import engine
 from gallerist.engine.svg import PLAYER_COLOURS
+from gallerist.ai.review.page_script import CSS, SCRIPT
 from gallerist.ai.review.strength import Strength, describe
+from gallerist.ai.words import counted
 from gallerist.engine.errors import GalleristError
 
-__all__ = ["ReviewError", "read_analysis", "review_html", "write_review_page", "LABEL_MARKS"]
+__all__ = ["ReviewError", "game_result", "read_analysis", "result_words", "review_html",
+           "write_review_page", "LABEL_MARKS"]
 
 #: How a label is written after a move (as chess annotators do).
 LABEL_MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
@@ -116,6 +120,19 @@ def _money(m: Any, seat: int) -> str:
     return f"${m[seat]:.0f}" if isinstance(m, list) and len(m) > seat else "-"
 
 
+def _where(state: engine.GameState, raw: dict[str, Any]) -> dict[str, Any]:
+    """Where the game is: round and turn (the state's `turn`), whose turn, how many turns
+    are left once the end is triggered (None before), the flags the status line names."""
+    n = state.num_players
+    turn = int(state.turn_number)
+    end = raw.get("gameEnd") or {}
+    return {"turn": turn, "round": None if n == 1 else max(0, (turn - 1) // n + 1),
+            "turn_player": int(state.turn_player),
+            "ea_used": bool((raw.get("turn") or {}).get("executiveActionUsed")),
+            "turns_left": int(state.turns_left) if end.get("triggered") else None,
+            "intermediate_done": bool((raw.get("intermediateScoring") or {}).get("done"))}
+
+
 def _frame(pos: dict[str, Any], solo: bool) -> dict[str, Any]:
     """What the page shows of one position (its board SVG and its numbers)."""
     state: engine.GameState = pos["game_state"]
@@ -131,11 +148,12 @@ def _frame(pos: dict[str, Any], solo: bool) -> dict[str, Any]:
 
     root = pos["root"]
     return {"svg": board, "ply": pos["ply"], "player": seat, "move": played["move"],
+            "description": str(played.get("description") or ""),
             "best": best["move"], "label": pos.get("label"), "loss": pos["loss"],
             "hint_drawn": drawn, "played": row(played), "best_row": row(best),
             "moves": [row(m) for m in pos.get("moves", [])[:8]],
             "root": (root.get("expected_money") or [0])[:1] if solo
-            else root.get("win_probabilities") or []}
+            else root.get("win_probabilities") or [], **_where(state, pos["state"])}
 
 
 def _chart(frames: list[dict[str, Any]], players: int, solo: bool) -> str:
@@ -181,99 +199,132 @@ def _chart(frames: list[dict[str, Any]], players: int, solo: bool) -> str:
                 continue
             x, y = xy(i, f["root"][seat])
             mark = f["label"] is not None and f["player"] == seat
+            label = f" ({f['label']})" if mark else ""
             colour = _LABEL_COLOURS[f["label"]] if mark else PLAYER_COLOURS[seat]
             parts.append(f'<circle class="chart-point{" labelled" if mark else ""}" '
                          f'data-index="{i}" data-seat="{seat}" cx="{x:.1f}" cy="{y:.1f}" '
                          f'r="{4.5 if mark else 3}" fill="{colour}" '
-                         f'style="cursor:pointer"><title>#{f["ply"]} P{f["player"]} '
-                         f'{html.escape(f["move"])}</title></circle>')
+                         f'style="cursor:pointer"><title>Decision {i + 1:,}: P{f["player"]} '
+                         f'{html.escape(f["move"])}{label}</title></circle>')
     parts.append("</svg>")
     return "".join(parts)
 
 
-_CSS = """
-body{font-family:sans-serif;margin:12px;background:#f5f3ee;color:#222}
-h1{font-size:18px;margin:0 0 6px}
-#layout{display:flex;gap:14px;align-items:flex-start}
-#board{width:800px;min-height:400px;background:#fff;border:1px solid #ccc}
-#controls{margin:6px 0;display:flex;gap:6px;align-items:center}
-#controls button{font-size:15px;padding:3px 10px}
-#side{width:380px}
-#moves{height:520px;overflow-y:auto;background:#fff;border:1px solid #ccc;font-size:12px}
-#moves div{padding:2px 6px;cursor:pointer;white-space:nowrap}
-#moves div.current{background:#ffe9a8}
-#moves .mark{font-weight:bold;margin-left:4px}
-table{border-collapse:collapse;font-size:12px;background:#fff}
-td,th{border:1px solid #ddd;padding:2px 6px;text-align:left}
-#details{margin:8px 0}
-.inaccuracy{color:#b58900}.mistake{color:#d35400}.blunder{color:#c0392b}
-"""
-
-_JS = """
-(function(){
-const DATA = JSON.parse(document.getElementById('review-data').textContent);
-const D = DATA.frames, CH = DATA.chunks;
-const board = document.getElementById('board');
-const rows = Array.from(document.querySelectorAll('#moves div'));
-const cursor = document.getElementById('chart-cursor');
-const points = document.querySelectorAll('.chart-point');
-const xs = {};
-points.forEach(function(p){ xs[p.dataset.index] = p.getAttribute('cx'); });
-let cur = -1;
-function cells(r){ return '<td>' + r.map(esc).join('</td><td>') + '</td>'; }
-function esc(s){ return String(s).replace(/[&<>"]/g, function(c){
-  return {'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]; }); }
-function show(i){
-  i = Math.max(0, Math.min(D.length - 1, i));
-  if (i === cur) return;
-  if (cur >= 0) rows[cur].classList.remove('current');
-  cur = i;
-  const f = D[i];
-  board.innerHTML = f.svg.map(function(k){ return CH[k]; }).join('');
-  board.dataset.index = i;
-  rows[i].classList.add('current');
-  rows[i].scrollIntoView({block: 'nearest'});
-  document.getElementById('position').textContent = (i + 1) + ' / ' + D.length;
-  if (cursor && xs[i] !== undefined) { cursor.setAttribute('x1', xs[i]); cursor.setAttribute('x2', xs[i]); }
-  let h = '<b>Move ' + f.ply + ', P' + f.player + '</b>';
-  if (f.label) h += ' <span class="' + f.label + '">' + f.label + ' (loss ' + f.loss.toFixed(3) + ')</span>';
-  if (f.hint_drawn) h += '<br>The arrow shows the best move, ' + esc(f.best) + '.';
-  h += '<table><tr><th></th><th>move</th>' + HEAD + '</tr>'
-     + '<tr><th>played</th>' + cells(f.played) + '</tr><tr><th>best</th>' + cells(f.best_row) + '</tr>';
-  f.moves.forEach(function(m, k){ h += '<tr><th>' + (k + 1) + '</th>' + cells(m) + '</tr>'; });
-  document.getElementById('details').innerHTML = h + '</table>';
-}
-rows.forEach(function(r){ r.addEventListener('click', function(){ show(+r.dataset.index); }); });
-points.forEach(function(p){ p.addEventListener('click', function(){ show(+p.dataset.index); }); });
-document.getElementById('first').onclick = function(){ show(0); };
-document.getElementById('prev').onclick = function(){ show(cur - 1); };
-document.getElementById('next').onclick = function(){ show(cur + 1); };
-document.getElementById('last').onclick = function(){ show(D.length - 1); };
-document.addEventListener('keydown', function(e){
-  if (e.key === 'ArrowRight' || e.key === 'ArrowDown') { show(cur + 1); e.preventDefault(); }
-  else if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') { show(cur - 1); e.preventDefault(); }
-  else if (e.key === 'Home') { show(0); e.preventDefault(); }
-  else if (e.key === 'End') { show(D.length - 1); e.preventDefault(); }
-});
-show(0);
-})();
-"""
+#: Nouns whose plural is not the noun with an s.
+_PLURALS = {"inaccuracy": "inaccuracies"}
 
 
-def _summary_table(header: dict[str, Any], summary: dict[str, Any] | None) -> str:
+def _counted(count: int, noun: str) -> str:
+    """`ai.words.counted`, with the irregular plurals of `_PLURALS`."""
+    return f"{count:,} {_PLURALS[noun]}" if count != 1 and noun in _PLURALS else counted(count, noun)
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _seat(names: list[Any], seat: int) -> str:
+    name = names[seat] if seat < len(names) else None
+    return f"Seat {seat}" + (f" ({name})" if name else "")
+
+
+def _replayed_source(header: dict[str, Any], history: list[int],
+                     base: Path | None) -> engine.GameState | None:
+    """The end of the game the analysis was made from (header "source" and "game", read
+    as `gallerist analyze` reads it; a relative path also beside the analysis file), if
+    it can be read and its moves begin with `history`."""
+    from gallerist.ai.review.games import read_game
+
+    source = header.get("source")
+    if not isinstance(source, str) or not source:
+        return None
+    paths = [Path(source)] + ([base / source] if base is not None else [])
+    path = next((x for x in paths if x.exists()), None)
+    game_no = header.get("game") if isinstance(header.get("game"), int) else None
+    if path is None:
+        return None
+    try:
+        game = read_game(str(path), game_no)
+    except (GalleristError, OSError, ValueError):
+        return None
+    seed = (header.get("setup") or {}).get("seed", game.seed)
+    if (game.players, game.seed) != (header["players"], seed) or game.actions[:len(history)] != history:
+        return None
+    return game.state_at(len(game.actions))
+
+
+def game_result(header: dict[str, Any], positions: list[dict[str, Any]],
+                base: Path | None = None) -> dict[str, list[int]] | None:
+    """The game's final money per seat and its winners (`{"money", "winners"}`): the last
+    position's state with its move played, or (an analysis of some seats only) the game
+    replayed from its source; None when neither reaches the end of the game."""
+    last = positions[-1]
+    state = last["game_state"].copy()
+    try:
+        state.apply(last["played"]["action"])
+    except engine.GalleristError:
+        return None
+    if not state.is_terminal():
+        state = _replayed_source(header, [int(a) for a in state.history], base)
+    if state is None or not state.is_terminal():
+        return None
+    return {"money": [int(m) for m in state.money()], "winners": [int(w) for w in state.winners()]}
+
+
+def result_words(result: dict[str, list[int]] | None, names: list[Any], source: Any = None) -> str:
+    """The final score in words: "Seat 1 (greedy) won with $98 against $85"."""
+    if result is None:
+        game = f" ({source})" if isinstance(source, str) and source else ""
+        return ("The final score is not known: the analysis stops before the end of the "
+                f"game, and the game it was made from{game} could not be read to its end.")
+    money, winners = result["money"], result["winners"]
+    if len(money) == 1:
+        return f"{_seat(names, 0)} finished the solo game with ${money[0]:,}."
+    others = sorted((s for s in range(len(money)) if s not in winners), key=lambda s: -money[s])
+    against = _and([f"${money[s]:,}" + ("" if len(money) == 2 else f" (seat {s})")
+                    for s in others]) if others else ""
+    top = f"${money[winners[0]]:,}"
+    if len(winners) == 1:
+        text = f"{_seat(names, winners[0])} won with {top}"
+    else:
+        text = f"{_and([_seat(names, w) for w in winners])} shared the win with {top} each"
+    return text + (f" against {against}." if against else ".")
+
+
+def _labels(counts: dict[str, Any]) -> str:
+    said = [_counted(int(counts.get(k) or 0), k) for k in LABEL_MARKS if counts.get(k)]
+    return ", ".join(said) if said else "none"
+
+
+def _loss(value: Any, solo: bool) -> str:
+    value = float(value or 0)
+    return f"${value:,.2f}" if solo else f"{100 * value:.1f}%"
+
+
+def _summary_table(header: dict[str, Any], summary: dict[str, Any] | None,
+                   result: dict[str, list[int]] | None) -> str:
+    """The summary area: the final score and winner, a row per analyzed seat (final money,
+    decisions, average loss, labelled moves in words), each seat's playing strength."""
+    names = header.get("names") or []
+    words = result_words(result, names, header.get("source"))
+    out = [f"<p id='result'>{html.escape(words)}</p>"]
     if not summary or not isinstance(summary.get("players"), list):
-        return "<p>No summary (the analysis was not finished).</p>"
-    unit = header.get("thresholds", {}).get("unit", "")
-    out = [f"<table id='summary'><tr><th>seat</th><th>name</th><th>decisions</th>"
-           f"<th>average loss ({html.escape(str(unit))})</th><th>?!</th><th>?</th><th>??</th></tr>"]
+        return "".join(out) + "<p>No summary (the analysis was not finished).</p>"
+    solo = header["players"] == 1
+    lost = "expected $" if solo else "win probability"
+    out.append(f"<table id='summary'><tr><th>seat</th><th>name</th><th>final money</th>"
+               f"<th>decisions</th><th>average {lost} lost</th><th>labelled moves</th></tr>")
     for p in summary["players"]:
-        counts = p.get("counts", {})
-        out.append("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in (
-            p.get("seat"), p.get("name"), p.get("decisions"),
-            f"{p.get('average_loss', 0):.3f}", counts.get("inaccuracy", 0),
-            counts.get("mistake", 0), counts.get("blunder", 0))) + "</tr>")
+        seat = p.get("seat")
+        final = (f"${result['money'][seat]:,}" if result and isinstance(seat, int)
+                 and 0 <= seat < len(result["money"]) else "-")
+        cells = [html.escape(str(v)) for v in (
+            seat, p.get("name"), final, p.get("decisions"), _loss(p.get("average_loss"), solo),
+            _labels(p.get("counts") or {}))]
+        cells[1] = re.sub(r"([:,=])", r"\1<wbr>", cells[1])   # long bot specs wrap there
+        out.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     if summary.get("complete") is False:
-        out.append("<tr><td colspan='7'>analysis stopped early (incomplete)</td></tr>")
+        out.append("<tr><td colspan='6'>analysis stopped early (incomplete)</td></tr>")
     out.append("</table>")
     for p in summary["players"]:
         s = p.get("strength")
@@ -298,50 +349,72 @@ def _share_chunks(frames: list[dict[str, Any]]) -> list[str]:
     return list(table)
 
 
-def review_html(header: dict[str, Any], positions: list[dict[str, Any]],
-                summary: dict[str, Any] | None) -> str:
-    """The page (a str) of a read analysis (`read_analysis`)."""
-    players = header["players"]
-    solo = players == 1
-    frames = [_frame(p, solo) for p in positions]
-    names = header.get("names") or [f"P{p}" for p in range(players)]
+def _about(header: dict[str, Any], decisions: int) -> str:
+    """Who analyzed the game, with what budget: "analyzed by B with 50 iterations (or at
+    100 ms) per position; 230 decisions; setup seed 4"."""
+    budget = []
+    if isinstance(header.get("iterations"), int) and header["iterations"] > 0:
+        budget.append(f"with {counted(header['iterations'], 'iteration')}")
+    if isinstance(header.get("time_ms"), (int, float)) and header["time_ms"] > 0:
+        budget.append(f"at {header['time_ms']:,g} ms")
+    text = f"analyzed by {header.get('bot', '?')}"
+    if budget:
+        text += " " + " and ".join(budget) + " per position"
+    text += f"; {counted(decisions, 'decision')}"
+    seed = (header.get("setup") or {}).get("seed")
+    return html.escape(text + (f"; setup seed {seed}" if seed is not None else ""))
+
+
+def _move_rows(frames: list[dict[str, Any]]) -> str:
+    """The move list: one line per decision, numbered as the status line numbers them."""
     rows = []
     for i, f in enumerate(frames):
         mark = (f'<span class="mark {f["label"]}">{LABEL_MARKS[f["label"]]}</span>'
                 f' <span class="{f["label"]}">best {html.escape(f["best"])}</span>'
                 if f["label"] else "")
         rows.append(f'<div class="move" data-index="{i}" style="border-left:4px solid '
-                    f'{PLAYER_COLOURS[f["player"]]}">{f["ply"]}. P{f["player"]} '
+                    f'{PLAYER_COLOURS[f["player"]]}">{i + 1:,}. P{f["player"]} '
                     f'{html.escape(f["move"])}{mark}</div>')
+    return "".join(rows)
+
+
+def review_html(header: dict[str, Any], positions: list[dict[str, Any]],
+                summary: dict[str, Any] | None, *, base: Path | None = None) -> str:
+    """The page (a str) of a read analysis (`read_analysis`); `base`: the analysis file's
+    folder, where a relative "source" is also looked for (`game_result`)."""
+    players = header["players"]
+    solo = players == 1
+    frames = [_frame(p, solo) for p in positions]
+    names = [str(x) for x in header.get("names") or []]
     legend = " ".join(f'<span style="color:{PLAYER_COLOURS[p]}">&#9632; P{p} '
-                      f'{html.escape(str(names[p]) if p < len(names) else "")}</span>'
+                      f'{html.escape(names[p] if p < len(names) else "")}</span>'
                       for p in range(players))
+    chart = _chart(frames, players, solo)
+    rows = _move_rows(frames)
     chunks = _share_chunks(frames)
-    data = json.dumps({"chunks": chunks, "frames": frames},
-                      separators=(",", ":")).replace("</", "<\\/")
+    head = "<th>expected $</th>" if solo else "<th>win %</th><th>expected $</th>"
+    data = json.dumps({"chunks": chunks, "frames": frames, "names": names, "solo": solo,
+                       "head": head}, separators=(",", ":")).replace("</", "<\\/")
     title = (f"Game {header.get('game', '?')} review: "
              + ("solo against Lacerda" if solo else f"{players} players"))
-    about = (f"analyzed by {html.escape(str(header.get('bot', '?')))} at "
-             f"{html.escape(str(header.get('time_ms', '?')))} ms per position; setup seed "
-             f"{html.escape(str(header.get('setup', {}).get('seed', '?')))}")
-    head = "<th>expected $</th>" if solo else "<th>win %</th><th>expected $</th>"
+    summary_html = _summary_table(header, summary, game_result(header, positions, base))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<title>{html.escape(title)}</title><style>{_CSS}</style></head>
+<title>{html.escape(title)}</title><style>{CSS}</style></head>
 <body>
 <h1>{html.escape(title)}</h1>
-<div>{about}. {legend}</div>
+<div id="about">{_about(header, len(frames))}. {legend}</div>
 <div id="controls"><button id="first" title="first (Home)">|&#9664;</button>
 <button id="prev" title="previous (left arrow)">&#9664;</button>
 <button id="next" title="next (right arrow)">&#9654;</button>
 <button id="last" title="last (End)">&#9654;|</button>
-<span id="position"></span></div>
-<div id="layout"><div><div id="board"></div>{_chart(frames, players, solo)}</div>
-<div id="side"><div id="details"></div><div id="moves">{"".join(rows)}</div>
-{_summary_table(header, summary)}</div></div>
+<span id="status"></span></div>
+<div id="layout"><div id="main"><div id="board"></div>{chart}</div>
+<div id="side"><div id="details"></div><div id="moves">{rows}</div>
+{summary_html}</div></div>
 <script id="review-data" type="application/json">{data}</script>
-<script>const HEAD = {json.dumps(head)};{_JS}</script>
+<script>{SCRIPT}</script>
 </body></html>
 """
 
@@ -354,7 +427,7 @@ def write_review_page(analysis_jsonl_path: str | Path, html_path: str | Path) ->
         OSError: a file cannot be read or written.
     """
     header, positions, summary = read_analysis(analysis_jsonl_path)
-    page = review_html(header, positions, summary)
+    page = review_html(header, positions, summary, base=Path(analysis_jsonl_path).parent)
     target = Path(html_path)
     tmp = target.with_name(target.name + ".tmp")
     tmp.write_text(page, encoding="utf-8")

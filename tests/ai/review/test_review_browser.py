@@ -60,6 +60,16 @@ def _index(page: Any) -> int:
     return int(page.get_attribute("#board", "data-index"))
 
 
+def _where(position: dict[str, Any]) -> str:
+    """Where the position is, as the status line says it (from the state's `turn`)."""
+    turn, n = position["state"]["turn"], position["state"]["numPlayers"]
+    if turn["number"] == 0:
+        return "setup (start locations)"
+    if n == 1:
+        return f"turn {turn['number']}"
+    return f"round {(turn['number'] - 1) // n + 1}, turn {turn['number']}, P{turn['player']}'s turn"
+
+
 @pytest.mark.parametrize("players", [1, 2, 3, 4])
 def test_review_page_steps_jumps_and_draws(browser: Any, tmp_path: Path, players: int) -> None:
     """The review page of a game of 1-4 players loads without console errors or network
@@ -86,7 +96,8 @@ def test_review_page_steps_jumps_and_draws(browser: Any, tmp_path: Path, players
     assert _index(page) == 0
     page.locator(".chart-point[data-index='37']").last.click()  # the topmost of the seats' points
     assert _index(page) == 37
-    assert f"Move {positions[37]['ply']}, P{positions[37]['player']}" in page.inner_text("#details")
+    assert page.inner_text("#status").startswith("Decision 38 of 60 \u00b7 " + _where(positions[37]))
+    assert page.inner_text("#details").startswith(f"P{positions[37]['player']} (")
     page.click("#moves .move[data-index='12']")
     assert _index(page) == 12 and "current" in page.get_attribute(
         "#moves .move[data-index='12']", "class")
@@ -154,7 +165,102 @@ def test_page_of_a_real_analysis_from_the_command_line(browser: Any, tmp_path: P
         assert _index(page) == i
     page.keyboard.press("End")
     assert _index(page) == len(positions) - 1
-    assert f"Move {positions[-1]['ply']}, P0" in page.inner_text("#details")
+    n = len(positions)
+    assert page.inner_text("#status").startswith(f"Decision {n:,} of {n:,} \u00b7 ")
+    assert page.inner_text("#details").startswith(f"P0 ({bots[0]}) played ")
+    record_line = json.loads(record.read_text().splitlines()[0])
+    money, winner = record_line["money"], max(range(players), key=lambda s: record_line["money"][s])
+    result = page.inner_text("#result")
+    if players == 1:
+        assert result == f"Seat 0 ({bots[0]}) finished the solo game with ${money[0]}."
+    else:   # only seat 0 analyzed: the score comes from the record the analysis names
+        assert result.startswith(f"Seat {winner} ({bots[winner]}) won with ${money[winner]} against ")
     assert _variance(page.screenshot()) > 100
+    page.close()
+    assert not errors, errors
+
+
+def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    """Two bounding boxes share more than a hairline."""
+    return (min(a["x"] + a["width"], b["x"] + b["width"]) - max(a["x"], b["x"]) > 0.5
+            and min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"]) > 0.5)
+
+
+def _boxes(page: Any, selector: str) -> list[dict[str, float]]:
+    """The bounding boxes of the visible elements `selector` matches."""
+    loc = page.locator(selector)
+    boxes = [loc.nth(k).bounding_box() for k in range(loc.count())]
+    return [b for b in boxes if b and b["width"] > 0 and b["height"] > 0]
+
+
+@pytest.mark.parametrize("width", [480, 1600])
+@pytest.mark.parametrize("players", [2, 3])
+def test_nothing_overlaps_at_the_first_a_middle_and_the_last_position(
+        browser: Any, tmp_path: Path, players: int, width: int) -> None:
+    """In a narrow and a wide window, at the first, a middle and the last position (where
+    the end is triggered and the board's status is longest), no two texts of the board's
+    header overlap (its title and its status line), the page's title, about line, buttons
+    and status line overlap nothing, the board's title is clear of the status line, the
+    board and the side panel do not overlap, and the page is no wider than the window."""
+    analysis = tmp_path / "a.jsonl"
+    positions = write_analysis(analysis, players, seed=20)
+    last = positions[-1]["state"]
+    assert last["turn"]["executiveActionUsed"] and last["gameEnd"]["triggered"] and \
+        last["intermediateScoring"]["done"], "a game whose last board status is the longest"
+    html = tmp_path / "r.html"
+    write_review_page(analysis, html)
+    page, errors = _open(browser, html, width=width)
+    for index in (0, len(positions) // 2, len(positions) - 1):
+        page.click(f"#moves .move[data-index='{index}']")
+        assert _index(page) == index
+        header = _boxes(page, "#board #header text")
+        assert len(header) >= 2, "the board's title and its line saying what is to be done"
+        title = header[0]
+        top = [*(_boxes(page, x)[0] for x in ("h1", "#about", "#status", "#board")),
+               *_boxes(page, "#controls button")]
+        named = [*header, *top[:3], *top[4:]]
+        for i, a in enumerate(named):
+            for b in named[i + 1:]:
+                assert not _overlap(a, b), (index, width, a, b)
+        assert title["y"] >= top[2]["y"] + top[2]["height"], "board title below the status line"
+        for box in top[:3] + top[4:]:
+            assert not _overlap(box, top[3]), (index, width, box)
+        assert not _overlap(_boxes(page, "#main")[0], _boxes(page, "#side")[0])
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.close()
+    assert not errors, errors
+
+
+def test_status_line_numbers_decisions_once_with_round_turn_and_turns_left(
+        browser: Any, tmp_path: Path) -> None:
+    """The status line says "Decision i of N" once (no second counter, no history index),
+    the round and turn of the state's `turn`, who is to move, and the turns left once the
+    end is triggered with the noun counted ("1 turn left", "3 turns left"); a labelled
+    move's loss is a percentage."""
+    analysis = tmp_path / "a.jsonl"
+    positions = write_analysis(analysis, 2, seed=23)
+    names = json.loads(analysis.read_text().splitlines()[0])["names"]
+    html = tmp_path / "r.html"
+    write_review_page(analysis, html)
+    page, errors = _open(browser, html)
+    n = len(positions)
+    several = next(i for i, p in enumerate(positions) if p["state"]["gameEnd"]["turnsLeft"] > 1)
+    for i in (0, n // 2, several, n - 1):
+        page.click(f"#moves .move[data-index='{i}']")
+        status = page.inner_text("#status")
+        pos = positions[i]
+        assert status.startswith(f"Decision {i + 1} of {n} \u00b7 {_where(pos)}")
+        assert status.endswith(f"\u00b7 P{pos['player']} ({names[pos['player']]}) to move")
+        assert status.count("Decision") == 1 and "Move " not in status and " / " not in status
+        left = pos["state"]["gameEnd"]["turnsLeft"]
+        if i == n // 2 or i == 0:
+            assert "left" not in status
+        else:
+            assert f"the end is triggered: {left} {'turn' if left == 1 else 'turns'} left" in status
+    assert "1 turn left" in page.inner_text("#status")
+    labelled = next(i for i, p in enumerate(positions) if p["label"])
+    page.click(f"#moves .move[data-index='{labelled}']")
+    loss = f"{100 * positions[labelled]['loss']:.1f}% of win probability lost"
+    assert loss in page.inner_text("#details")
     page.close()
     assert not errors, errors

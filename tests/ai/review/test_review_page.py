@@ -1,6 +1,7 @@
 """The review page's reading of an analyzed game (errors name the line and the field) and
 what the page holds (every position's board, rebuilt exactly from the shared pieces; the
-best move drawn only where a move was labelled), without a browser."""
+best move drawn only where a move was labelled; where the game is; the final score and the
+winner; numbers with their units and counted nouns), without a browser."""
 from __future__ import annotations
 
 import json
@@ -110,3 +111,122 @@ def test_the_summary_says_how_strong_each_seat_played(tmp_path: Path) -> None:
     html = page.read_text()
     assert "Seat 0 played like level 4 (about 702 Elo, 95% CI 233 to 1,172)" in html
     assert "Seat 1 played" not in html
+
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+def _history(lines: list[dict]) -> list[int]:
+    """The whole game of a full analysis: the last position's history and its move."""
+    last = [x for x in lines if x["type"] == "position"][-1]
+    return [*last["state"]["history"], last["played"]["action"]]
+
+
+def _end(lines: list[dict]) -> engine.GameState:
+    """The game replayed from the header's setup seed to its end."""
+    header = lines[0]
+    state = engine.new_game(num_players=header["players"], seed=header["setup"]["seed"])
+    for a in _history(lines):
+        state.apply(a)
+    assert state.is_terminal()
+    return state
+
+
+@pytest.mark.parametrize("players", [1, 2, 3])
+def test_the_summary_says_the_final_score_and_the_winner(tmp_path: Path, players: int) -> None:
+    """The summary area says in words who won with how much against whom ("Seat 1 (greedy)
+    won with $98 against $85"; 3 players name the other seats; solo: the final money) and
+    gives each seat's final money in its row."""
+    analysis = tmp_path / "a.jsonl"
+    write_analysis(analysis, players, seed=23)
+    end = _end(_lines(analysis))
+    names = _lines(analysis)[0]["names"]
+    money, winners = end.money(), end.winners()
+    page = tmp_path / "r.html"
+    write_review_page(analysis, page)
+    text = page.read_text()
+    if players == 1:
+        assert f"Seat 0 ({names[0]}) finished the solo game with ${money[0]}." in text
+        return
+    assert len(winners) == 1, "the fixture's game has one winner"
+    w = winners[0]
+    others = sorted((s for s in range(players) if s != w), key=lambda s: -money[s])
+    against = (f"${money[others[0]]}" if players == 2 else
+               " and ".join(f"${money[s]} (seat {s})" for s in others))
+    assert f"Seat {w} ({names[w]}) won with ${money[w]} against {against}." in text
+    for seat in range(players):
+        assert f"<td>{names[seat]}</td><td>${money[seat]}</td>" in text
+
+
+def test_an_analysis_of_one_seat_takes_the_final_score_from_its_game(tmp_path: Path) -> None:
+    """An analysis of one seat stops before the game's end: the page replays the game it
+    was made from (the header's "source", here a move list beside the analysis) for the
+    final score; without that file it says the score is not known."""
+    analysis = tmp_path / "a.jsonl"
+    write_analysis(analysis, 2, seed=23)
+    lines = _lines(analysis)
+    end, history = _end(lines), _history(lines)
+    last_mover = [x for x in lines if x["type"] == "position"][-1]["player"]
+    kept = [x for x in lines if x["type"] != "position" or x["player"] != last_mover]
+    kept[0].update(source="moves.json", game=None)
+    analysis.write_text("".join(json.dumps(x) + "\n" for x in kept))
+    (tmp_path / "moves.json").write_text(json.dumps(
+        {"seed": lines[0]["setup"]["seed"], "players": 2, "moves": history}))
+    page = tmp_path / "r.html"
+    write_review_page(analysis, page)
+    w = end.winners()[0]
+    assert f"Seat {w} ({lines[0]['names'][w]}) won with ${end.money()[w]} against " \
+           f"${end.money()[1 - w]}." in page.read_text()
+    (tmp_path / "moves.json").unlink()
+    write_review_page(analysis, page)
+    assert "The final score is not known" in page.read_text()
+    assert " won with " not in page.read_text()
+
+
+def test_numbers_carry_units_and_counted_nouns(tmp_path: Path) -> None:
+    """The budget in words with its unit ("1 iteration", "100 ms"; never "None ms"), the
+    decision count, labelled moves counted ("1 inaccuracy, 2 mistakes", "2 inaccuracies,
+    1 mistake, 1 blunder"), the average loss as a percentage."""
+    analysis = tmp_path / "a.jsonl"
+    write_analysis(analysis, 2, seed=23, max_positions=20)
+    lines = _lines(analysis)
+    lines[0].update(iterations=1, time_ms=None)
+    lines[-1]["players"][0].update(average_loss=0.0312,
+                                   counts={"inaccuracy": 1, "mistake": 2, "blunder": 0})
+    lines[-1]["players"][1]["counts"] = {"inaccuracy": 2, "mistake": 1, "blunder": 1}
+    analysis.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    page = tmp_path / "r.html"
+    write_review_page(analysis, page)
+    text = page.read_text()
+    assert "with 1 iteration per position; 20 decisions;" in text
+    assert "None" not in text
+    assert "<td>1 inaccuracy, 2 mistakes</td>" in text
+    assert "<td>2 inaccuracies, 1 mistake, 1 blunder</td>" in text
+    assert "<td>3.1%</td>" in text
+    lines[0].update(iterations=None, time_ms=100)
+    analysis.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    write_review_page(analysis, page)
+    assert "at 100 ms per position" in page.read_text()
+
+
+def test_frames_say_where_the_game_is_and_the_moves_are_numbered_once(tmp_path: Path) -> None:
+    """Each frame holds the state's turn number, whose turn it is, the round (turn - 1) //
+    players + 1 and the turns left once the end is triggered; the move list numbers the
+    decisions 1..N as the status line does (not by their index in the history)."""
+    analysis = tmp_path / "a.jsonl"
+    positions = write_analysis(analysis, 3, seed=23)
+    page = tmp_path / "r.html"
+    write_review_page(analysis, page)
+    text = page.read_text()
+    frames = _page_data(text)["frames"]
+    for pos, frame in zip(positions, frames):
+        turn, end = pos["state"]["turn"], pos["state"]["gameEnd"]
+        assert frame["turn"] == turn["number"] and frame["turn_player"] == turn["player"]
+        assert frame["round"] == (turn["number"] - 1) // 3 + 1 or turn["number"] == 0
+        assert frame["turns_left"] == (end["turnsLeft"] if end["triggered"] else None)
+    assert frames[-1]["turns_left"] == 1 and any((f["turns_left"] or 0) > 1 for f in frames)
+    rows = re.findall(r'<div class="move" data-index="(\d+)"[^>]*>([\d,]+)\. P', text)
+    assert [(int(i), int(n.replace(",", ""))) for i, n in rows] == [
+        (i, i + 1) for i in range(len(positions))]
