@@ -127,7 +127,8 @@ def _header(state: GameState, r: dict[str, Any]) -> list[str]:
         if n == 1:
             parts.append("FINAL TURN: the box office is empty; Lacerda moves no more")
         elif left <= n:
-            parts.append(f"FINAL ROUND: {left} turn(s) left, this one included")
+            parts.append(f"FINAL ROUND: {left} turn{'' if left == 1 else 's'} left, this one "
+                         "included")
         else:
             parts.append(f"END TRIGGERED: the round ends, then a final round ({left} turns left)")
     return _cells("", parts, indent=2)

@@ -103,7 +103,8 @@ def _header(c: _Canvas, state: GameState, r: dict[str, Any]) -> float:
         status = (f"round {(turns - 1) // n + 1}, turn {turns}" if n > 1 else f"turn {turns}")
         status += f", P{r['turn_player']}'s turn" + (", executive action used" if r["ea_used"] else "")
     if r["end_triggered"] and not r["terminal"]:
-        status += f"; END TRIGGERED ({r['turns_left']} turns left)"
+        left = r["turns_left"]
+        status += f"; END TRIGGERED ({left} turn{'' if left == 1 else 's'} left)"
     if r["intermediate_done"]:
         status += "; intermediate scoring done"
     c.open("header", "header", (0, 0, WIDTH, 44))
