@@ -1,4 +1,4 @@
-"""Build script: compiles the Cython extensions and generates the protobuf/gRPC stubs.
+"""Build script: compiles the Cython extensions and generates the protobuf/gRPC/Connect stubs.
 
 `pip install -e ".[dev]"` runs this file. `python setup.py build_ext --inplace`
 rebuilds after a `.pyx` edit. `GALLERIST_CYTHON_DEBUG=1` turns bounds and

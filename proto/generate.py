@@ -1,7 +1,10 @@
-"""Generates the protobuf/gRPC stubs and the codec's wire constants from `proto/gallerist/v1/*.proto`.
+"""Generates the protobuf/gRPC/Connect stubs and the codec's wire constants from
+`proto/gallerist/v1/*.proto`.
 
 The Python stubs are written next to the `.proto` files (package `gallerist.v1`: proto/gallerist is
-the root package `gallerist`, so protoc's own imports are right);
+the root package `gallerist`, so protoc's own imports are right): `*_pb2.py` and `*_pb2_grpc.py`
+by grpc_tools, and `hints_connect.py` (the Connect server and client of the HTTP port) by the
+`protoc-gen-connectrpc` plugin, told to target these google.protobuf messages;
 `engine/_state_pb.pxi` gets, from protoc's descriptor of state.proto, the tag (field
 number and wire type) and the encoding (plain, optional, signed, nested) of every field
 and the number of every enum value, for the compiled codec (engine/_reader.pyx,
@@ -12,12 +15,28 @@ from __future__ import annotations
 
 import glob
 import os
+import shutil
+import sys
+import sysconfig
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PXI = os.path.join(os.path.dirname(HERE), "engine", "_state_pb.pxi")
 # Wire types (https://protobuf.dev/programming-guides/encoding/); proto3 packs repeated numbers.
 _VARINT, _LEN = 0, 2
+#: The protoc plugin of connectrpc's stubs (PyPI `protoc-gen-connectrpc`, at connectrpc's version).
+CONNECT_PLUGIN = "protoc-gen-connectrpc"
+
+
+def connect_plugin() -> str:
+    """The path of the `protoc-gen-connectrpc` executable: on PATH (where pip's build
+    environment puts its scripts), else beside this Python's."""
+    here = os.pathsep.join((sysconfig.get_path("scripts"), os.path.dirname(sys.executable)))
+    found = shutil.which(CONNECT_PLUGIN) or shutil.which(CONNECT_PLUGIN, path=here)
+    if found is None:
+        raise RuntimeError(f"{CONNECT_PLUGIN} not found: pip install {CONNECT_PLUGIN} "
+                           "(pyproject.toml's build requirements list it)")
+    return found
 
 
 def generate() -> None:
@@ -37,6 +56,9 @@ def generate() -> None:
             f"--python_out={HERE}",
             f"--pyi_out={HERE}",
             f"--grpc_python_out={HERE}",
+            f"--plugin={CONNECT_PLUGIN}={connect_plugin()}",
+            f"--connectrpc_out={HERE}",
+            "--connectrpc_opt=protobuf=google",
             f"--descriptor_set_out={descriptors}",
             *sources,
         ]

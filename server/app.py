@@ -3,6 +3,8 @@
 `create_server(address)` returns `(server, port)`, not started, so tests can bind
 ``localhost:0``; `serve()` runs one until SIGTERM or SIGINT, then shuts it down
 gracefully: health turns NOT_SERVING, new calls are refused, calls in flight finish.
+With `http_port`, the same servicer also answers over HTTP (server/http_server.py:
+Connect and gRPC-Web), started and stopped with the gRPC port.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import logging
 import signal
 import socket
 import threading
+import time
 from collections.abc import Callable
 from concurrent import futures
 from pathlib import Path
@@ -23,6 +26,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from gallerist.engine.errors import GalleristError
 from gallerist.server.auth import TokenInterceptor
+from gallerist.server.connect_service import ConnectService
+from gallerist.server.http_server import HttpServer
 from gallerist.server.limits import Limits
 from gallerist.server.reflection import enable_reflection
 from gallerist.server.servicer import SERVICE_NAME, GalleristServicer, add_servicer
@@ -54,6 +59,7 @@ class GalleristServer:
         servicer: the GalleristAI servicer.
         slots: the search slots.
         address: "host:port" it serves on.
+        http: the HTTP port serving the same servicer (Connect, gRPC-Web), or None.
     """
 
     server: grpc.Server
@@ -62,10 +68,13 @@ class GalleristServer:
     servicer: GalleristServicer
     slots: SearchSlots
     address: str
+    http: HttpServer | None = None
 
     def start(self) -> None:
         """Start serving; health turns SERVING."""
         self.server.start()
+        if self.http is not None:
+            self.http.start()
         for name in ("", SERVICE_NAME):
             self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
         log.info("serving %s on %s", SERVICE_NAME, self.address)
@@ -80,6 +89,8 @@ class GalleristServer:
         """
         self.health.enter_graceful_shutdown()
         done = self.server.stop(grace)
+        if self.http is not None:
+            done = _all_set(done, self.http.stop(grace))
         if grace is not None and grace > 0:
             timer = threading.Timer(0.8 * grace, self.slots.stop_all)
             timer.daemon = True
@@ -108,8 +119,27 @@ class GalleristServer:
         log.info("stopped")
 
     def wait_for_termination(self, timeout: float | None = None) -> bool:
-        """Block until the server stops (or `timeout` seconds pass; then returns True)."""
-        return bool(self.server.wait_for_termination(timeout))
+        """Block until the server stops, its HTTP calls included (or `timeout` seconds
+        pass; then returns True)."""
+        end = None if timeout is None else time.monotonic() + timeout
+        if self.server.wait_for_termination(timeout):
+            return True
+        if self.http is None:
+            return False
+        left = None if end is None else max(0.0, end - time.monotonic())
+        return not self.http.stopped.wait(left)
+
+
+def _all_set(*events: threading.Event) -> threading.Event:
+    """An event set once every one of `events` is."""
+    done = threading.Event()
+
+    def wait() -> None:
+        for event in events:
+            event.wait()
+        done.set()
+    threading.Thread(target=wait, daemon=True).start()
+    return done
 
 
 class PortInUseError(GalleristError, RuntimeError):
@@ -154,7 +184,7 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
                   tls_key: str | Path | None = None, token: str | None = None,
                   max_rpcs: int | None = None, state_cache: int = 256,
                   make_bot: Callable[[str, int], Any] | None = None,
-                  ) -> tuple[GalleristServer, int]:
+                  http_port: int | None = None) -> tuple[GalleristServer, int]:
     """Build the server (not started).
 
     Args:
@@ -170,6 +200,8 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
             (default: twice the thread pool).
         state_cache: validated states kept for reuse (0: validate every state).
         make_bot: bot factory for the servicer (tests).
+        http_port: also serve the servicer over HTTP (Connect, gRPC-Web) on this port of
+            the same host (0 picks a free one), with the same token and TLS certificate.
 
     Returns:
         (the server, the bound port).
@@ -203,6 +235,7 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
     enable_reflection((SERVICE_NAME, HEALTH_SERVICE_NAME), server)   # v1 and v1alpha
     host, _, port_text = address.rpartition(":") if ":" in address else (address, "", "")
     check_port_free(host, int(port_text) if port_text.isdigit() else 0)
+    _check_http_port(host, port_text, http_port)
     if tls_cert is not None and tls_key is not None:
         credentials = grpc.ssl_server_credentials(
             [(Path(tls_key).read_bytes(), Path(tls_cert).read_bytes())])
@@ -211,8 +244,28 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
         port = server.add_insecure_port(address)
     if not port:
         raise RuntimeError(f"cannot bind {address}")
+    try:
+        http = None if http_port is None else HttpServer(
+            host, http_port, ConnectService(servicer, token=token,
+                                            max_calls=max_rpcs or 2 * threads),
+            tls=(tls_cert, tls_key) if tls_cert is not None and tls_key is not None else None)
+    except BaseException:
+        server.stop(None)   # free the gRPC port
+        raise
     return GalleristServer(server, port, health_servicer, servicer, slots,
-                           f"{host}:{port}"), port
+                           f"{host}:{port}", http), port
+
+
+def _check_http_port(host: str, grpc_port: str, http_port: int | None) -> None:
+    """Refuse an HTTP port that is the gRPC port or that another program holds."""
+    if http_port is None:
+        return
+    if http_port and str(http_port) == grpc_port:
+        raise ValueError(f"the HTTP port {http_port} is the gRPC port: give another")
+    try:
+        check_port_free(host, http_port)
+    except PortInUseError as exc:
+        raise PortInUseError(f"HTTP {exc}") from None
 
 
 def serve(address: str = f"localhost:{DEFAULT_PORT}", *, grace: float = 10.0,

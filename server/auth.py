@@ -2,20 +2,21 @@
 
 Clients send ``authorization: Bearer <token>``; any other call is answered
 UNAUTHENTICATED before it reaches the servicer. Health checks stay open so that load
-balancers and orchestrators can probe the server without the token.
+balancers and orchestrators can probe the server without the token. The HTTP port
+(server/connect_service.py) checks its calls' headers with the same `allows` and `deny`.
 """
 from __future__ import annotations
 
 import hmac
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import grpc
 
 from gallerist.ai.hint_client import bearer_metadata
 
-__all__ = ["TokenInterceptor", "bearer_metadata"]
+__all__ = ["TokenInterceptor", "bearer_metadata", "deny"]
 
 log = logging.getLogger("gallerist.server")
 
@@ -23,13 +24,14 @@ log = logging.getLogger("gallerist.server")
 OPEN_METHODS = frozenset({"/grpc.health.v1.Health/Check", "/grpc.health.v1.Health/Watch"})
 
 
-def _deny(method: str) -> Callable[[Any, grpc.ServicerContext], Any]:
-    def deny(request: Any, context: grpc.ServicerContext) -> Any:
+def deny(method: str) -> Callable[[Any, grpc.ServicerContext], Any]:
+    """A handler of `method` that logs the call and aborts it UNAUTHENTICATED."""
+    def refuse(request: Any, context: grpc.ServicerContext) -> Any:
         log.info("%s budget=- elapsed=0.0ms status=UNAUTHENTICATED", method.rsplit("/", 1)[-1])
         context.abort(grpc.StatusCode.UNAUTHENTICATED,
                       "authorization: missing or wrong token (send 'authorization: Bearer "
                       "<token>' in the call metadata)")
-    return deny
+    return refuse
 
 
 class TokenInterceptor(grpc.ServerInterceptor):
@@ -50,13 +52,15 @@ class TokenInterceptor(grpc.ServerInterceptor):
     def intercept_service(self, continuation: Callable[[grpc.HandlerCallDetails], Any],
                           handler_call_details: grpc.HandlerCallDetails) -> Any:
         method = handler_call_details.method
-        if method in self._open:
+        if method in self._open or self.allows(handler_call_details.invocation_metadata):
             return continuation(handler_call_details)
+        return grpc.unary_unary_rpc_method_handler(deny(method))
+
+    def allows(self, metadata: Iterable[tuple[str, Any]] | None) -> bool:
+        """Whether the call's metadata (lower-case keys) carries the token."""
         sent = b""
-        for key, value in handler_call_details.invocation_metadata or ():
+        for key, value in metadata or ():
             if key == "authorization":
                 sent = value.encode() if isinstance(value, str) else bytes(value)
                 break
-        if hmac.compare_digest(sent, self._expected):
-            return continuation(handler_call_details)
-        return grpc.unary_unary_rpc_method_handler(_deny(method))
+        return hmac.compare_digest(sent, self._expected)

@@ -1,4 +1,5 @@
-"""``gallerist serve``: run the gRPC hint service until SIGTERM or Ctrl-C."""
+"""``gallerist serve``: run the gRPC hint service (and with ``--http`` the same service
+over HTTP: Connect and gRPC-Web) until SIGTERM or Ctrl-C."""
 from __future__ import annotations
 
 import argparse
@@ -25,13 +26,21 @@ def add(sub: Any) -> None:
     p = add_command(
         sub, "serve", run, help="run the gRPC hint service",
         description="Run the GalleristAI gRPC service, with gRPC health checking and server "
-                    "reflection. Stops gracefully on SIGTERM or Ctrl-C: health turns "
-                    "NOT_SERVING and calls in flight finish. Logs one line per call.")
+                    "reflection; with --http also over HTTP for browsers and curl (the "
+                    "Connect protocol, JSON or binary, and gRPC-Web). Stops gracefully on "
+                    "SIGTERM or Ctrl-C: health turns NOT_SERVING and calls in flight "
+                    "finish. Logs one line per call.")
     p.add_argument("--host", default="localhost",
                    help="interface to listen on (default localhost; 0.0.0.0 or [::] for "
                         "every interface: then use --token and TLS)")
     p.add_argument("--port", type=port, default=DEFAULT_PORT,
                    help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
+    p.add_argument("--http", type=port, metavar="PORT",
+                   help="also serve the service over HTTP on PORT of the same host (0 picks "
+                        "a free one): the Connect protocol (POST JSON or binary protobuf to "
+                        "/gallerist.v1.GalleristAI/<Method>, e.g. with curl) and gRPC-Web, "
+                        "for browsers; the same limits, slots and --token; HTTPS with "
+                        "--tls-cert")
     p.add_argument("--workers", type=worker_count, default=max(1, min(8, os.cpu_count() or 2)),
                    help="searches that may run at once; more get RESOURCE_EXHAUSTED "
                         "(default: the number of cores, at most 8)")
@@ -80,7 +89,9 @@ def run(args: argparse.Namespace) -> int:
                     "the service", args.host)
 
     def ready(server: GalleristServer) -> None:
-        print(f"listening on {server.address} (workers {args.workers}"
+        http = "" if server.http is None else (
+            f", HTTP{'S' if server.http.tls else ''} on {server.http.address}")
+        print(f"listening on {server.address} (workers {args.workers}{http}"
               f"{', TLS' if args.tls_cert else ''}{', token required' if args.token else ''})",
               flush=True)
 
@@ -88,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         serve(f"{args.host}:{args.port}", grace=args.grace, drain=args.drain, ready=ready,
               workers=args.workers, limits=limits, tls_cert=args.tls_cert,
               tls_key=args.tls_key, token=args.token or None, max_rpcs=args.max_rpcs or None,
-              state_cache=args.state_cache)
+              state_cache=args.state_cache, http_port=args.http)
     except (OSError, ValueError) as exc:   # unreadable TLS files, a bad address
         raise CliError(str(exc)) from None
     except RuntimeError as exc:   # the port in use or not bindable: the run failed
