@@ -27,6 +27,7 @@ SCRIPTS: dict[str, tuple[list[str], str, list[str]]] = {
                         "speed-up on 2 threads", ["search.json"]),
     "analyze_bench.py": (["--time-ms", "5", "--workers", "1"], "pos/s", []),
     "arena_bench.py": (["--games", "4", "--no-ray"], "games/s", []),
+    "http_bench.py": (["--calls", "5"], "ms p50 to SuggestMoves", []),
     "levels_bench.py": (["--games", "1", "--levels", "1,2", "--out", "{tmp}/levels.json"],
                         "mean ms", ["levels.json"]),
     "level_sweep.py": (["--ratings", "bench/data/ladder/ladder.json", "--config",
