@@ -4,7 +4,8 @@
 ``localhost:0``; `serve()` runs one until SIGTERM or SIGINT, then shuts it down
 gracefully: health turns NOT_SERVING, new calls are refused, calls in flight finish.
 With `http_port`, the same servicer also answers over HTTP (server/http_server.py:
-Connect and gRPC-Web), started and stopped with the gRPC port.
+Connect and gRPC-Web), started and stopped with the gRPC port; with `metrics_port`,
+Prometheus metrics on /metrics of that port (server/metrics.py), likewise.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from gallerist.server.auth import TokenInterceptor
 from gallerist.server.connect_service import ConnectService
 from gallerist.server.http_server import HttpServer
 from gallerist.server.limits import Limits
+from gallerist.server.metrics import ServerMetrics
 from gallerist.server.reflection import enable_reflection
 from gallerist.server.servicer import SERVICE_NAME, GalleristServicer, add_servicer
 from gallerist.server.slots import SearchSlots
@@ -60,6 +62,9 @@ class GalleristServer:
         slots: the search slots.
         address: "host:port" it serves on.
         http: the HTTP port serving the same servicer (Connect, gRPC-Web), or None.
+        metrics: the Prometheus metrics, served on `metrics_port` once started, or None.
+        metrics_port: the port asked for /metrics (0: a free one; the bound one is
+            `metrics.port` once started), or None: no metrics port.
     """
 
     server: grpc.Server
@@ -69,9 +74,17 @@ class GalleristServer:
     slots: SearchSlots
     address: str
     http: HttpServer | None = None
+    metrics: ServerMetrics | None = None
+    metrics_port: int | None = None
 
     def start(self) -> None:
         """Start serving; health turns SERVING."""
+        if self.metrics is not None and self.metrics_port is not None:
+            try:
+                self.metrics.start(self.address.rpartition(":")[0], self.metrics_port)
+            except OSError as exc:
+                self.server.stop(None)
+                raise PortInUseError(f"metrics port {self.metrics_port}: {exc.strerror}") from None
         self.server.start()
         if self.http is not None:
             self.http.start()
@@ -91,6 +104,8 @@ class GalleristServer:
         done = self.server.stop(grace)
         if self.http is not None:
             done = _all_set(done, self.http.stop(grace))
+        if self.metrics is not None:   # metrics until the last call is over
+            done = _then(done, self.metrics.stop)
         if grace is not None and grace > 0:
             timer = threading.Timer(0.8 * grace, self.slots.stop_all)
             timer.daemon = True
@@ -142,6 +157,18 @@ def _all_set(*events: threading.Event) -> threading.Event:
     return done
 
 
+def _then(event: threading.Event, action: Callable[[], None]) -> threading.Event:
+    """An event set once `event` is and `action` has run."""
+    done = threading.Event()
+
+    def wait() -> None:
+        event.wait()
+        action()
+        done.set()
+    threading.Thread(target=wait, daemon=True).start()
+    return done
+
+
 class PortInUseError(GalleristError, RuntimeError):
     """Another program holds the port on one of the addresses the host name stands for."""
 
@@ -184,7 +211,8 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
                   tls_key: str | Path | None = None, token: str | None = None,
                   max_rpcs: int | None = None, state_cache: int = 256,
                   make_bot: Callable[[str, int], Any] | None = None,
-                  http_port: int | None = None) -> tuple[GalleristServer, int]:
+                  http_port: int | None = None,
+                  metrics_port: int | None = None) -> tuple[GalleristServer, int]:
     """Build the server (not started).
 
     Args:
@@ -202,6 +230,8 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
         make_bot: bot factory for the servicer (tests).
         http_port: also serve the servicer over HTTP (Connect, gRPC-Web) on this port of
             the same host (0 picks a free one), with the same token and TLS certificate.
+        metrics_port: serve Prometheus metrics on /metrics of this port of the same host
+            (plain HTTP; 0 picks a free one); None: no metrics.
 
     Returns:
         (the server, the bound port).
@@ -225,8 +255,10 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
         maximum_concurrent_rpcs=max_rpcs or 2 * threads,
         options=[("grpc.so_reuseport", 0)],
     )
-    servicer = GalleristServicer(limits=limits, slots=slots, make_bot=make_bot,
-                                 cache=StateCache(state_cache) if state_cache else None)
+    cache = StateCache(state_cache) if state_cache else None
+    metrics = None if metrics_port is None else ServerMetrics(slots, cache)
+    servicer = GalleristServicer(limits=limits, slots=slots, make_bot=make_bot, cache=cache,
+                                 metrics=metrics)
     add_servicer(servicer, server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -234,8 +266,7 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
         health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
     enable_reflection((SERVICE_NAME, HEALTH_SERVICE_NAME), server)   # v1 and v1alpha
     host, _, port_text = address.rpartition(":") if ":" in address else (address, "", "")
-    check_port_free(host, int(port_text) if port_text.isdigit() else 0)
-    _check_http_port(host, port_text, http_port)
+    _check_ports(host, port_text, http_port, metrics_port)
     if tls_cert is not None and tls_key is not None:
         credentials = grpc.ssl_server_credentials(
             [(Path(tls_key).read_bytes(), Path(tls_cert).read_bytes())])
@@ -253,19 +284,30 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
         server.stop(None)   # free the gRPC port
         raise
     return GalleristServer(server, port, health_servicer, servicer, slots,
-                           f"{host}:{port}", http), port
+                           f"{host}:{port}", http, metrics, metrics_port), port
 
 
-def _check_http_port(host: str, grpc_port: str, http_port: int | None) -> None:
-    """Refuse an HTTP port that is the gRPC port or that another program holds."""
+def _check_ports(host: str, grpc_port: str, http_port: int | None,
+                 metrics_port: int | None) -> None:
+    """Refuse ports that are taken or that coincide."""
+    check_port_free(host, int(grpc_port) if grpc_port.isdigit() else 0)
+    _check_http_port(host, grpc_port, http_port, "HTTP")
+    _check_http_port(host, grpc_port, metrics_port, "metrics")
+    if metrics_port and metrics_port == http_port:
+        raise ValueError(f"the metrics port {metrics_port} is the HTTP port: give another")
+
+
+def _check_http_port(host: str, grpc_port: str, http_port: int | None, what: str) -> None:
+    """Refuse an HTTP port (`what`: HTTP, metrics) that is the gRPC port or that another
+    program holds."""
     if http_port is None:
         return
     if http_port and str(http_port) == grpc_port:
-        raise ValueError(f"the HTTP port {http_port} is the gRPC port: give another")
+        raise ValueError(f"the {what} port {http_port} is the gRPC port: give another")
     try:
         check_port_free(host, http_port)
     except PortInUseError as exc:
-        raise PortInUseError(f"HTTP {exc}") from None
+        raise PortInUseError(f"{what} {exc}") from None
 
 
 def serve(address: str = f"localhost:{DEFAULT_PORT}", *, grace: float = 10.0,

@@ -37,7 +37,8 @@ from gallerist.server.limits import (
     check_seed,
     check_spec,
 )
-from gallerist.server.search import Search
+from gallerist.server.metrics import Metrics
+from gallerist.server.search import Report, Search
 from gallerist.server.slots import SearchSlots
 from gallerist.server.state_cache import StateCache
 from gallerist.engine.errors import GalleristError
@@ -86,7 +87,8 @@ class _Call:
         self.budget = "-"
         self.extra = ""
 
-    def done(self, failed: bool = False) -> None:
+    def done(self, failed: bool = False) -> tuple[str, float]:
+        """Log the call's line; returns its status name and its duration in seconds."""
         code = self.context.code()  # type: ignore[attr-defined]
         if code is None:
             if failed:
@@ -97,9 +99,10 @@ class _Call:
                 status = "OK"
         else:
             status = code.name
-        elapsed = (time.perf_counter() - self.t0) * 1000.0
+        seconds = time.perf_counter() - self.t0
         log.info("%s budget=%s elapsed=%.1fms status=%s%s", self.method, self.budget,
-                 elapsed, status, self.extra)
+                 seconds * 1000.0, status, self.extra)
+        return status, seconds
 
 
 _Method = Callable[[Any, Any, grpc.ServicerContext, "_Call"], Any]
@@ -123,12 +126,14 @@ def _abort_for(exc: Exception, call: _Call, context: grpc.ServicerContext) -> No
 
 
 @contextmanager
-def _serving(method: _Method, request: Any, context: grpc.ServicerContext) -> Iterator[_Call]:
+def _serving(method: _Method, request: Any, context: grpc.ServicerContext,
+             metrics: Metrics, streaming: bool = False) -> Iterator[_Call]:
     """The part of every handler around the method: ``with _serving(...) as call:``
-    checks that the request decoded, turns an exception into a status code and logs
-    the call's line when it ends."""
+    checks that the request decoded, turns an exception into a status code, logs the
+    call's line when it ends and counts it in `metrics`."""
     call = _Call(method.__name__, context)
     failed = False
+    metrics.call_started(call.method, streaming)
     try:
         if isinstance(request, Undecodable):
             raise RequestError("request", f"not a valid {request.type_name} message "
@@ -138,7 +143,7 @@ def _serving(method: _Method, request: Any, context: grpc.ServicerContext) -> It
         failed = True
         _abort_for(exc, call, context)
     finally:
-        call.done(failed)
+        metrics.call_ended(call.method, streaming, *call.done(failed))
 
 
 def _unary(method: _Method) -> _Handler:
@@ -146,7 +151,7 @@ def _unary(method: _Method) -> _Handler:
     status codes, one log line."""
     @functools.wraps(method)
     def handler(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
-        with _serving(method, request, context) as call:
+        with _serving(method, request, context, self.metrics) as call:
             return method(self, request, context, call)
     return handler
 
@@ -155,7 +160,7 @@ def _streaming(method: _Method) -> _Handler:
     """`_unary` for a server-streaming handler (a generator)."""
     @functools.wraps(method)
     def handler(self: Any, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-        with _serving(method, request, context) as call:
+        with _serving(method, request, context, self.metrics, streaming=True) as call:
             yield from method(self, request, context, call)
     return handler
 
@@ -171,14 +176,16 @@ class GalleristServicer:
         slots: the concurrent-search limit, shared with the server's shutdown.
         make_bot: builds a bot from a checked spec and a seed.
         cache: validated states to reuse (None: validate every state).
+        metrics: where calls and searches are counted (default: nowhere).
     """
 
     def __init__(self, *, limits: Limits, slots: SearchSlots,
                  make_bot: Callable[[str, int], Bot] | None = None,
-                 cache: StateCache | None = None) -> None:
+                 cache: StateCache | None = None, metrics: Metrics | None = None) -> None:
         self.limits = limits
         self.slots = slots
         self.cache = cache
+        self.metrics = metrics or Metrics()
         self._make_bot: Callable[[str, int], Bot] = make_bot or build_bot
 
     # ------------------------------------------------------------------ searches
@@ -218,6 +225,7 @@ class GalleristServicer:
         return int({**bot_options(name), **opts}.get("threads", 1))
 
     def _overloaded(self) -> Overloaded:
+        self.metrics.refused()
         return Overloaded(f"server busy: {self.slots.in_use} of {self.slots.capacity} search "
                           "slots in use; retry later")
 
@@ -241,7 +249,7 @@ class GalleristServicer:
         """Rank the moves of the player to move (hints.proto)."""
         need = self._check_search_request(request, call)
         with self._searching(request, context, call, need) as search:
-            report = search.run()
+            report = self._searched(search.bot.name, search.run())
         return convert.hint_response(report, request.max_moves, request.query_id)
 
     @_streaming
@@ -253,6 +261,8 @@ class GalleristServicer:
         with self._searching(request, context, call, need) as search:
             reports = 0
             for report in search.reports(interval):
+                if report.final:
+                    self._searched(search.bot.name, report)
                 if not context.is_active():
                     search.stop()
                     break
@@ -324,7 +334,7 @@ class GalleristServicer:
                     if stopped.is_set():
                         s.stop()
                     with self.slots.running(s):
-                        report = s.run()
+                        report = self._searched(s.bot.name, s.run())
                     reports.append(report)
                     return report.analysis
 
@@ -383,6 +393,13 @@ class GalleristServicer:
         return hints_pb2.ApplyActionResponse(
             state=self._state_message(state), position=convert.position(state), action=action,
             notation=action_to_string(action))
+
+    def _searched(self, bot: str, report: Report) -> Report:
+        """Count a finished search in the metrics; returns its report."""
+        a = report.analysis
+        self.metrics.search_done(bot, report.elapsed_ms / 1000.0, a.iterations or a.nodes,
+                                 a.depth)
+        return report
 
     def _state_message(self, state: engine.GameState) -> Any:
         """The message of a state this server made, remembered in the state cache (the

@@ -41,6 +41,11 @@ def add(sub: Any) -> None:
                         "/gallerist.v1.GalleristAI/<Method>, e.g. with curl) and gRPC-Web, "
                         "for browsers; the same limits, slots and --token; HTTPS with "
                         "--tls-cert")
+    p.add_argument("--metrics-port", type=port, metavar="PORT",
+                   help="serve Prometheus metrics on http://HOST:PORT/metrics of the same "
+                        "host (0 picks a free one): calls by method and status, durations, "
+                        "searches by bot kind, search slots, refusals, the state cache, "
+                        "process memory and CPU, build info (default: no metrics port)")
     p.add_argument("--workers", type=worker_count, default=max(1, min(8, os.cpu_count() or 2)),
                    help="searches that may run at once; more get RESOURCE_EXHAUSTED "
                         "(default: the number of cores, at most 8)")
@@ -91,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
     def ready(server: GalleristServer) -> None:
         http = "" if server.http is None else (
             f", HTTP{'S' if server.http.tls else ''} on {server.http.address}")
+        if server.metrics is not None and server.metrics.port is not None:
+            http += f", metrics on {args.host}:{server.metrics.port}"
         print(f"listening on {server.address} (workers {args.workers}{http}"
               f"{', TLS' if args.tls_cert else ''}{', token required' if args.token else ''})",
               flush=True)
@@ -99,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
         serve(f"{args.host}:{args.port}", grace=args.grace, drain=args.drain, ready=ready,
               workers=args.workers, limits=limits, tls_cert=args.tls_cert,
               tls_key=args.tls_key, token=args.token or None, max_rpcs=args.max_rpcs or None,
-              state_cache=args.state_cache, http_port=args.http)
+              state_cache=args.state_cache, http_port=args.http,
+              metrics_port=args.metrics_port)
     except (OSError, ValueError) as exc:   # unreadable TLS files, a bad address
         raise CliError(str(exc)) from None
     except RuntimeError as exc:   # the port in use or not bindable: the run failed
