@@ -107,9 +107,13 @@ def _header(c: _Canvas, state: GameState, r: dict[str, Any]) -> float:
         status += f"; END TRIGGERED ({left} turn{'' if left == 1 else 's'} left)"
     if r["intermediate_done"]:
         status += "; intermediate scoring done"
-    c.open("header", "header", (0, 0, WIDTH, 44))
+    # DejaVu Sans averages about 0.62 em a character (bold 0.68): a status too long to sit
+    # beside the title goes on a line of its own
+    wide = len(title) * 15 * 0.68 + len(status) * 11 * 0.62 + 24 > WIDTH - 2 * _LEFT
+    drop = 16 if wide else 0
+    c.open("header", "header", (0, 0, WIDTH, 44 + drop))
     c.text(_LEFT, 18, title, size=15, weight="bold")
-    c.text(WIDTH - _LEFT, 18, status, size=11, anchor="end")
+    c.text(WIDTH - _LEFT, 18 + drop, status, size=11, anchor="end")
     if state.is_terminal():
         if n == 1:
             now = f"Solo score: ${state.final_scores()[0]['money']}"
@@ -118,10 +122,10 @@ def _header(c: _Canvas, state: GameState, r: dict[str, Any]) -> float:
                   " (" + ", ".join(f"P{p} ${m}" for p, m in enumerate(state.money())) + ")"
     else:
         now = "Now: " + describe_decision(state)
-    c.text(_LEFT, 36, now, size=11, weight="bold",
+    c.text(_LEFT, 36 + drop, now, size=11, weight="bold",
            fill=_colour(state.current_player) if state.current_player >= 0 else "#222")
     c.close()
-    return 46
+    return 46 + drop
 
 
 def _locations(c: _Canvas, r: dict[str, Any], y0: float) -> float:

@@ -264,3 +264,33 @@ def test_status_line_numbers_decisions_once_with_round_turn_and_turns_left(
     assert loss in page.inner_text("#details")
     page.close()
     assert not errors, errors
+
+
+def test_the_board_s_title_and_status_never_overlap(browser: Any, tmp_path: Path) -> None:
+    """engine.svg alone: a long status (end triggered, executive action used, intermediate
+    scoring done) goes on a line of its own instead of running into the title."""
+    import random
+
+    rng = random.Random(3)
+    found = None
+    for seed in range(40):
+        s = engine.new_game(num_players=2, seed=seed)
+        while not s.is_terminal() and found is None:
+            if s.is_chance():
+                s.apply_random_chance(rng.randrange(1 << 30))
+            else:
+                s.apply(rng.choice(s.legal_actions()))
+            r = s._raw()
+            if r["end_triggered"] and r["ea_used"] and r["intermediate_done"] and not s.is_terminal():
+                found = s.copy()
+        if found is not None:
+            break
+    assert found is not None
+    path = tmp_path / "board.svg"
+    path.write_text(engine.svg(found), encoding="utf-8")
+    page, errors = _open(browser, path, width=820)
+    title, status = (page.locator(f"#header text >> nth={k}").bounding_box() for k in (0, 1))
+    assert title is not None and status is not None
+    assert not _overlap(title, status)
+    page.close()
+    assert not errors, errors
