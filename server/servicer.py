@@ -80,12 +80,14 @@ def _safe_parser(message_type: Any) -> Callable[[bytes], Any]:
 class _Call:
     """One call's log line: method, budget, elapsed, status."""
 
-    def __init__(self, method: str, context: grpc.ServicerContext) -> None:
+    def __init__(self, method: str, context: grpc.ServicerContext, request: Any = None) -> None:
         self.method = method
         self.context = context
         self.t0 = time.perf_counter()
         self.budget = "-"
         self.extra = ""
+        self.bot = ""
+        self.query_id = str(getattr(request, "query_id", "") or "")
 
     def done(self, failed: bool = False) -> tuple[str, float]:
         """Log the call's line; returns its status name and its duration in seconds."""
@@ -100,9 +102,21 @@ class _Call:
         else:
             status = code.name
         seconds = time.perf_counter() - self.t0
+        fields = {"method": self.method, "status": status,
+                  "elapsed_ms": round(seconds * 1000.0, 3), "bot": self.bot,
+                  "budget": self.budget, "query_id": self.query_id, "peer": self._peer()}
+        if self.extra:
+            fields["detail"] = self.extra.strip()
         log.info("%s budget=%s elapsed=%.1fms status=%s%s", self.method, self.budget,
-                 seconds * 1000.0, status, self.extra)
+                 seconds * 1000.0, status, self.extra, extra={"call": fields})
         return status, seconds
+
+    def _peer(self) -> str:
+        """The caller's address as the transport gives it ("" when it gives none)."""
+        try:
+            return str(self.context.peer() or "")
+        except Exception:   # a context without a peer (a test's stand-in)
+            return ""
 
 
 _Method = Callable[[Any, Any, grpc.ServicerContext, "_Call"], Any]
@@ -131,7 +145,7 @@ def _serving(method: _Method, request: Any, context: grpc.ServicerContext,
     """The part of every handler around the method: ``with _serving(...) as call:``
     checks that the request decoded, turns an exception into a status code, logs the
     call's line when it ends and counts it in `metrics`."""
-    call = _Call(method.__name__, context)
+    call = _Call(method.__name__, context, request)
     failed = False
     metrics.call_started(call.method, streaming)
     try:
@@ -206,6 +220,7 @@ class GalleristServicer:
                              allow=list(request.allow_moves), avoid=list(request.avoid_moves))
         b = search.budget
         call.budget = f"{search.bot.name}/it={b.iterations},ms={b.time_ms:.0f},d={b.depth}"
+        call.bot = search.bot_spec
         return search
 
     def _check_search_request(self, request: Any, call: _Call) -> int:
@@ -215,6 +230,7 @@ class GalleristServicer:
         name, opts = check_spec(spec, self.limits, field=field)
         iterations, time_ms, depth = convert.budget_fields(request)
         call.budget = f"{spec}/it={iterations},ms={time_ms},d={depth}"
+        call.bot = spec
         check_budget(iterations, time_ms, depth, self.limits)
         check_seed(request.seed)
         check_query_id(request.query_id)

@@ -12,6 +12,7 @@ from gallerist.ai.learn.model_file import ModelFileError
 from gallerist.server.app import DEFAULT_PORT, GalleristServer, serve
 from gallerist.server.commands import CliError
 from gallerist.server.commands.model_option import add_model_option
+from gallerist.server.logs import configure_logging
 from gallerist.server.commands.options import (add_command, add_limits, int_range, port,
                                                seconds, worker_count)
 from gallerist.server.limits import Limits, RequestError
@@ -69,12 +70,15 @@ def add(sub: Any) -> None:
                    help="seconds to keep serving after health turns NOT_SERVING (default 0)")
     p.add_argument("--log-level", default="INFO",
                    choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="default INFO")
+    p.add_argument("--log-format", default="text", choices=("text", "json"),
+                   help="text lines (default), or one JSON object a line for log collectors: "
+                        "a call's time, method, status, elapsed_ms, bot, budget, query_id "
+                        "and peer")
 
 
 def run(args: argparse.Namespace) -> int:
     """``gallerist serve``."""
-    logging.basicConfig(level=getattr(logging, args.log_level),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(args.log_level, args.log_format)
     try:   # the maps behind every hint number: a bad file fails here, not at the first hint
         Calibration.default()
     except CalibrationError as exc:
