@@ -20,6 +20,7 @@ from gallerist.server.load.locust_csv import read_failures_csv, read_stats_csv
 from gallerist.server.load.mix import DEFAULT_BUDGETS, BudgetMix
 from gallerist.server.load.report import format_summary, summarize
 from gallerist.server.load.sampler import Sampler
+from gallerist.server.load.server_view import scrape, server_view
 from gallerist.server.load.servers import ROOT, ServerProcess, round_robin_target
 
 __all__ = ["CLI_OUT", "DEFAULT_OUT", "DESCRIPTION", "LOCUSTFILE", "add_arguments", "main",
@@ -169,13 +170,14 @@ class _Driven:
     samples: list[dict[str, Any]]
     wall_s: float
     server_exit_codes: list[int | None]
+    server_view: dict[str, Any]
 
 
 def _drive(prefix: str, replicas: int, workers: int, server_args: list[str] | None,
            server_nice: int, sample_s: float, run_s: float,
            command: Callable[[str], list[str]], *, progress: bool = False) -> _Driven:
     """Start the servers, run locust (`command(target)`) against them while sampling
-    them, and stop them, whatever happens.
+    them, scrape their metrics before and after, and stop them, whatever happens.
 
     Raises:
         RuntimeError: a server did not start, or locust failed.
@@ -187,11 +189,28 @@ def _drive(prefix: str, replicas: int, workers: int, server_args: list[str] | No
                                          nice=server_nice))
         target = round_robin_target([s.address for s in servers])
         cmd = command(target)
-        sampler = Sampler([s.proc.pid for s in servers], sample_s)
+        urls = [s.metrics_url for s in servers]
+        sampler = Sampler([s.proc.pid for s in servers], sample_s, metrics_urls=urls)
+        before = _scrape_or_error(urls)
         wall = _sampled_locust(cmd, prefix, run_s, sampler, progress)
+        after = _scrape_or_error(urls)
     finally:
         exit_codes = [s.stop() for s in servers]
-    return _Driven(target, cmd, sampler.samples, wall, exit_codes)
+    if "error" in before or "error" in after:
+        view = {"error": before.get("error") or after.get("error")}
+    else:
+        view = server_view(before, after, [s["slots_busy"] for s in sampler.samples
+                                           if s.get("slots_busy") is not None])
+    return _Driven(target, cmd, sampler.samples, wall, exit_codes, view)
+
+
+def _scrape_or_error(urls: list[str]) -> dict[Any, Any]:
+    """The servers' metrics summed (see `server_view.scrape`), or {"error": why}: a
+    failed scrape costs the report its server's view, not the run."""
+    try:
+        return scrape(urls)
+    except (OSError, ValueError) as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"}
 
 
 def _sampled_locust(cmd: list[str], prefix: str, run_s: float, sampler: Sampler,
@@ -269,6 +288,7 @@ def _summarize_run(prefix: str, done: _Driven, config: dict[str, Any],
         "config": config,
         "load_average_before": load_before, "load_average_after": os.getloadavg(),
         "server_exit_codes": done.server_exit_codes,
+        "server_view": done.server_view,
         "files": {"stats_csv": prefix + "_stats.csv", "failures_csv": prefix + "_failures.csv",
                   "history_csv": prefix + "_stats_history.csv",
                   "html": prefix + "_report.html", "locust_log": prefix + "_locust.log"},

@@ -7,6 +7,7 @@ from typing import Any
 
 from gallerist.server.load.locust_csv import RpcStats
 from gallerist.server.load.mix import BudgetMix
+from gallerist.server.load.server_view import format_server_view
 
 __all__ = ["TARGET_SLACK_MS", "format_memory", "format_summary", "memory_verdict",
            "summarize"]
@@ -116,6 +117,8 @@ def format_summary(summary: dict[str, Any]) -> str:
                  + " + ".join(f"{c:.0f}%" for c in summary["server_cpu_percent_each"])
                  + f"), locust {summary['locust_cpu_percent']:.0f}%, everything else "
                  f"{max(0.0, summary['background_cpu_percent']):.0f}% (100% = one core)")
+    if "server_view" in summary:
+        lines.extend(format_server_view(summary["server_view"]))
     if "load_average_before" in summary:
         lines.append(f"load average: {summary['load_average_before'][0]:.2f} before, "
                      f"{summary['load_average_after'][0]:.2f} after ({cfg.get('cores')} cores)")

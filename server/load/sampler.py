@@ -13,12 +13,14 @@ __all__ = ["Sampler"]
 class Sampler:
     """Samples the RSS and the CPU time used so far of the servers, the CPU time of
     locust and the busy time of the whole machine, every `interval` seconds in a
-    background thread (psutil)."""
+    background thread (psutil); with `metrics_urls`, also the search slots busy on all
+    the servers (their /metrics pages)."""
 
     pids: list[int]
     interval: float
     locust_pid: int | None = None
     samples: list[dict[str, Any]] = field(default_factory=list)
+    metrics_urls: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         import psutil  # type: ignore[import-untyped]
@@ -68,6 +70,13 @@ class Sampler:
                 times = self._locust.cpu_times()
                 row["locust_cpu_s"] = times.user + times.system
             except psutil.Error:
+                pass
+        if self.metrics_urls:
+            from gallerist.server.load.server_view import scrape
+            try:
+                row["slots_busy"] = scrape(self.metrics_urls, timeout=2.0).get(
+                    ("gallerist_search_slots_busy", ()))
+            except (OSError, ValueError):
                 pass
         self.samples.append(row)
 

@@ -1,5 +1,6 @@
 """The servers of a load test: ``python -m gallerist.server serve`` child processes, each on a free
-port of 127.0.0.1, started until their health check answers SERVING."""
+port of 127.0.0.1 with Prometheus metrics on another, started until their health check
+answers SERVING."""
 from __future__ import annotations
 
 import os
@@ -28,6 +29,10 @@ class ServerProcess:
         extra: more ``serve`` options.
         start_timeout: seconds to wait for the port and SERVING health.
         nice: added to the server's scheduling niceness (see `run`).
+
+    Attributes:
+        address: "127.0.0.1:PORT" of the gRPC port.
+        metrics_url: the server's /metrics page (``--metrics-port 0``: a free port).
     """
 
     def __init__(self, workers: int, log_path: str, extra: list[str] | None = None,
@@ -36,25 +41,28 @@ class ServerProcess:
         self.log_path = log_path
         self._log = open(log_path, "w", encoding="utf-8")  # noqa: SIM115 - closed in stop()
         cmd = [sys.executable, "-m", "gallerist.server", "serve", "--host", "127.0.0.1", "--port", "0",
-               "--workers", str(workers), "--log-level", "WARNING", *(extra or [])]
+               "--workers", str(workers), "--metrics-port", "0", "--log-level", "WARNING",
+               *(extra or [])]
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self._log,
                                      stderr=subprocess.STDOUT,
                                      preexec_fn=(lambda: os.nice(nice)) if nice else None)
         try:
-            self.port = self._wait_port(start_timeout)
+            self.port, metrics_port = self._wait_port(start_timeout)
             self.address = f"127.0.0.1:{self.port}"
+            self.metrics_url = f"http://127.0.0.1:{metrics_port}/metrics"
             self._wait_serving(start_timeout)
         except BaseException:
             self.stop()
             raise
 
-    def _wait_port(self, timeout: float) -> int:
+    def _wait_port(self, timeout: float) -> tuple[int, int]:
+        """The gRPC and metrics ports, from the server's "listening on" line."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             with open(self.log_path, encoding="utf-8", errors="replace") as fh:
-                match = re.search(r"listening on \S+:(\d+)", fh.read())
+                match = re.search(r"listening on \S+:(\d+) .*metrics on \S+:(\d+)", fh.read())
             if match:
-                return int(match.group(1))
+                return int(match.group(1)), int(match.group(2))
             if self.proc.poll() is not None:
                 break
             time.sleep(0.05)
