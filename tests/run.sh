@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need, then runs them.
-#   - Debian's Chromium (the review page's browser test) and Node.js with npm (the game played
-#     from the Node.js client), each when missing
+#   - Debian's Chromium (the review page's browser test), Node.js with npm (the game played
+#     from the Node.js client) and curl (the documented HTTP calls), each when missing
 #   - the package with its dev extra (builds the Cython extensions and protobuf stubs)
 #   - the Node.js client's packages
 # Arguments go to pytest, e.g. `bash tests/run.sh tests/engine -x`.
@@ -11,6 +11,7 @@ chromium=${GALLERIST_CHROMIUM:-/usr/bin/chromium}
 missing=()
 [ -x "$chromium" ] || missing+=(chromium)
 command -v npm >/dev/null || missing+=(nodejs npm)
+command -v curl >/dev/null || missing+=(curl)
 if [ ${#missing[@]} -gt 0 ]; then
     as_root=env
     if [ "$(id -u)" -ne 0 ]; then as_root="sudo env"; fi

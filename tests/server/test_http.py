@@ -269,10 +269,12 @@ def test_token_is_required_when_set(demo: engine.GameState) -> None:
             assert reports[-1].final
 
 
-@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
 def test_documented_curl_commands_work(served: GalleristServer, grpc_client: HintClient) -> None:
     """docs/hints.md's curl commands: NewGame, and SuggestMoves on a game given as a setup
     (JSON in, JSON out)."""
+    if shutil.which("curl") is None:
+        pytest.fail("curl is not on PATH: install it (`apt-get install curl`; tests/run.sh "
+                    "does)", pytrace=False)
     def curl(method: str, body: str) -> Any:
         done = subprocess.run(["curl", "-sS", "-H", "Content-Type: application/json", "-d", body,
                                _base(served) + SERVICE + method],
