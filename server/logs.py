@@ -31,10 +31,9 @@ class JsonFormatter(logging.Formatter):
 
 
 def configure_logging(level: str, fmt: str = "text") -> None:
-    """Log to stderr at `level` in the text or JSON format."""
+    """Log to stderr at `level` in the text or JSON format, as `logging.basicConfig` does:
+    not when the process has set up its logging already (a host program, a test runner)."""
     handler = logging.StreamHandler()
     handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter(
         "%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(getattr(logging, level))
+    logging.basicConfig(level=getattr(logging, level), handlers=[handler])
