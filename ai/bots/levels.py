@@ -171,7 +171,6 @@ class LevelBot(BaseBot):
         else:
             raise ValueError(f"level needs a level 1..{len(LEVELS)} (level:3), a rating "
                              "(level:elo=1200) or iterations=N with the pick's settings")
-        self.level = o["level"]
         self.seed = seed
         self.iterations = self.setting.iterations
         self._use_calibration(o["calibrated"])
@@ -188,12 +187,6 @@ class LevelBot(BaseBot):
         analysis.chosen = skill_pick(analysis.moves, self.setting, rng).action
         analysis.bot = self.name
         return analysis
-
-    def choose(self, state: engine.GameState) -> int:
-        """The move the level plays."""
-        chosen = self.analyze(state).chosen
-        assert chosen is not None
-        return chosen
 
     def stop(self) -> None:
         self._stop_requested = True
