@@ -110,12 +110,15 @@ def _plan(args: argparse.Namespace) -> tuple[list[Any], list[Any]]:
             plan = plan + games
             rungs = rungs + [r for r in against if r not in rungs] + [measured]
         if args.levels:
-            levels = level_rungs(None if args.levels == "all" else args.levels.split(","))
+            try:
+                levels = level_rungs(None if args.levels == "all" else args.levels.split(","))
+            except LadderError as exc:
+                raise CliError(f"--levels: {exc}") from None
             plan = plan + level_games(levels, rungs, args.games_per_pair, args.tie_games,
                                       args.seed)
             rungs = rungs + levels
     except LadderError as exc:
-        raise CliError(("--levels: " if "levels are" in str(exc) else "") + str(exc)) from None
+        raise CliError(str(exc)) from None
     return rungs, plan
 
 
