@@ -302,24 +302,26 @@ def test_https_with_the_grpc_ports_certificate(tmp_path: Path) -> None:
         assert status == 200 and json.loads(reply)["state"]["numPlayers"] == 2
 
 
-def test_a_taken_http_port_is_refused() -> None:
-    """Another program on the HTTP port: create_server raises naming it, and `serve
-    --http PORT` exits 1 with one error line, serving nothing."""
+@pytest.mark.parametrize("flag, keyword, name", [("--http", "http_port", "HTTP port"),
+                                                  ("--metrics-port", "metrics_port", "metrics port")])
+def test_a_taken_extra_port_is_refused(flag: str, keyword: str, name: str) -> None:
+    """Another program on the HTTP or the metrics port: create_server raises naming it,
+    and `serve FLAG PORT` exits 1 with one error line, serving nothing."""
     from gallerist.server.app import PortInUseError, create_server
 
     with socket.socket() as other:
         other.bind(("127.0.0.1", 0))
         other.listen()
         port = other.getsockname()[1]
-        with pytest.raises(PortInUseError, match=f"HTTP port {port} is in use on 127.0.0.1"):
-            create_server("localhost:0", workers=1, http_port=port)
+        with pytest.raises(PortInUseError, match=f"{name} {port} is in use on 127.0.0.1"):
+            create_server("localhost:0", workers=1, **{keyword: port})
         done = subprocess.run([sys.executable, "-m", "gallerist.server", "serve", "--port", "0",
-                               "--http", str(port), "--workers", "1"], cwd=ROOT,
+                               flag, str(port), "--workers", "1"], cwd=ROOT,
                               capture_output=True, text=True, timeout=60)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "listening" not in done.stdout
     assert [line for line in done.stderr.splitlines() if line.startswith("error: ")] == [
-        f"error: HTTP port {port} is in use on 127.0.0.1, an address of localhost: another "
+        f"error: {name} {port} is in use on 127.0.0.1, an address of localhost: another "
         f"program listens there; stop it or give another port"]
 
 

@@ -17,7 +17,6 @@ from server_testlib import expect_status, running_server
 
 from gallerist import engine
 from gallerist.server import GalleristServer, HintClient, hint_request
-from gallerist.server.app import PortInUseError, create_server
 from gallerist.v1 import hints_pb2
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -135,25 +134,6 @@ def test_no_metrics_port_without_the_flag() -> None:
     with running_server(workers=1) as server:
         assert server.metrics is None and server.metrics_port is None
         assert server.servicer.metrics.__class__.__name__ == "Metrics"   # the no-op one
-
-
-def test_a_taken_metrics_port_is_refused() -> None:
-    """Another program on the metrics port: create_server raises naming it, and `serve
-    --metrics-port PORT` exits 1 with one error line, serving nothing."""
-    with socket.socket() as other:
-        other.bind(("127.0.0.1", 0))
-        other.listen()
-        port = other.getsockname()[1]
-        with pytest.raises(PortInUseError, match=f"metrics port {port} is in use"):
-            create_server("localhost:0", workers=1, metrics_port=port)
-        done = subprocess.run([sys.executable, "-m", "gallerist.server", "serve", "--port", "0",
-                               "--metrics-port", str(port), "--workers", "1"], cwd=ROOT,
-                              capture_output=True, text=True, timeout=60)
-    assert done.returncode == 1, done.stdout + done.stderr
-    assert "listening" not in done.stdout
-    assert [line for line in done.stderr.splitlines() if line.startswith("error: ")] == [
-        f"error: metrics port {port} is in use on 127.0.0.1, an address of localhost: "
-        f"another program listens there; stop it or give another port"]
 
 
 def test_serve_help_names_the_metrics_port() -> None:
