@@ -1,6 +1,6 @@
 """Prometheus metrics (`serve --metrics-port`): calls counted by method and status over
 gRPC and HTTP, durations, searches by bot kind, slots, refusals, the state cache, build
-info; no metrics port without the flag; a taken metrics port refused at start."""
+info; no metrics port without the flag (a taken metrics port: test_http.py)."""
 from __future__ import annotations
 
 import json
