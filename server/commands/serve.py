@@ -68,6 +68,15 @@ def add(sub: Any) -> None:
                    help="seconds calls in flight may take to finish at shutdown (default 10)")
     p.add_argument("--drain", type=seconds, default=0.0, metavar="S",
                    help="seconds to keep serving after health turns NOT_SERVING (default 0)")
+    g = p.add_argument_group("replicas behind a load balancer (docs/operations.md)")
+    g.add_argument("--replicas", type=int_range(1, 64), default=None, metavar="N",
+                   help="with --balancer: run N replicas of the service (each with these "
+                        "options, on free ports of 127.0.0.1) behind the balancer, which "
+                        "listens on --host:--port (default 2)")
+    g.add_argument("--balancer", choices=("nginx",),
+                   help="run the replicas behind nginx (Debian's nginx package), which "
+                        "sends each call to the replica with the fewest calls in flight "
+                        "and none to a replica whose health is not SERVING")
     p.add_argument("--log-level", default="INFO",
                    choices=("DEBUG", "INFO", "WARNING", "ERROR"), help="default INFO")
     p.add_argument("--log-format", default="text", choices=("text", "json"),
@@ -78,6 +87,8 @@ def add(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``gallerist serve``."""
+    if args.balancer is not None or args.replicas is not None:
+        return run_balanced(args)
     configure_logging(args.log_level, args.log_format)
     try:   # the maps behind every hint number: a bad file fails here, not at the first hint
         Calibration.default()
@@ -116,4 +127,59 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     except RuntimeError as exc:   # the port in use or not bindable: the run failed
         raise CliError(str(exc), status=1) from None
+    return 0
+
+
+def replica_args(args: argparse.Namespace, number: int) -> list[str]:
+    """The ``serve`` options of replica `number` (1, 2, ...): these options but the
+    address, the balancer's and TLS (nginx holds the certificate); the token goes by
+    $GALLERIST_TOKEN, the model by $GALLERIST_MODEL."""
+    out = ["--workers", str(args.workers), "--max-rpcs", str(args.max_rpcs),
+           "--state-cache", str(args.state_cache), "--grace", f"{args.grace:g}",
+           "--drain", f"{args.drain:g}", "--log-level", args.log_level,
+           "--log-format", args.log_format,
+           "--max-iterations", str(args.max_iterations), "--max-time-ms", str(args.max_time_ms),
+           "--max-depth", str(args.max_depth), "--max-threads", str(args.max_threads),
+           "--max-nodes", str(args.max_nodes), "--default-bot", args.default_bot]
+    if args.metrics_port is not None:   # PORT, PORT+1, ... (0: free ones)
+        out += ["--metrics-port", str(args.metrics_port and args.metrics_port + number - 1)]
+    return out
+
+
+def run_balanced(args: argparse.Namespace) -> int:
+    """``gallerist serve --replicas N --balancer nginx``."""
+    from gallerist.server.app import PortInUseError
+    from gallerist.server.balancer.group import BalancedGroup, run_group
+    from gallerist.server.balancer.nginx import NginxError
+
+    if args.balancer is None:
+        raise CliError("--replicas needs --balancer nginx (the replicas listen on free "
+                       "ports; the balancer on --port)")
+    if args.http is not None:
+        raise CliError("--http is not offered with --balancer: nginx forwards gRPC only")
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise CliError("--tls-cert and --tls-key go together")
+    if args.metrics_port and args.metrics_port + (args.replicas or 2) - 1 > 65535:
+        raise CliError(f"--metrics-port {args.metrics_port}: the replicas take it and the "
+                       f"ports after it, beyond 65535; give a lower one")
+    if args.token:
+        os.environ["GALLERIST_TOKEN"] = args.token   # for the replicas, not on their command line
+    tls = (args.tls_cert, args.tls_key) if args.tls_cert else None
+    group = BalancedGroup(args.replicas or 2, lambda n: replica_args(args, n), host=args.host,
+                          port=args.port, tls=tls, grace=args.drain + args.grace + 5)
+
+    def ready(group: BalancedGroup) -> None:
+        print(f"listening on {args.host}:{args.port} (nginx in front of "
+              f"{len(group.replicas)} replicas with {args.workers} workers each"
+              f"{', TLS' if tls else ''}{', token required' if args.token else ''})",
+              flush=True)
+
+    try:
+        run_group(group, ready)
+    except PortInUseError as exc:
+        raise CliError(f"--port {args.port}: {exc}", status=1) from None
+    except NginxError as exc:
+        raise CliError(str(exc), status=1) from None
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise CliError(f"--balancer nginx: {exc}", status=1) from None
     return 0

@@ -6,6 +6,7 @@ starts, prints and writes, the soak verdict and its exit statuses are in bench/R
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -21,7 +22,8 @@ from gallerist.server.load.mix import DEFAULT_BUDGETS, BudgetMix
 from gallerist.server.load.report import format_summary, summarize
 from gallerist.server.load.sampler import Sampler
 from gallerist.server.load.server_view import scrape, server_view
-from gallerist.server.load.servers import ROOT, ServerProcess, round_robin_target
+from gallerist.server.load.servers import (ROOT, ServerProcess, balancer_in_front,
+                                           round_robin_target)
 
 __all__ = ["CLI_OUT", "DEFAULT_OUT", "DESCRIPTION", "LOCUSTFILE", "add_arguments", "main",
            "parse_duration", "run", "run_from_args", "write_summary"]
@@ -59,7 +61,8 @@ def run(*, duration: float = 60.0, users: int | None = None, players: int = 1,
         name: str = "loadtest", soak: bool = False, sample_s: float | None = None,
         warmup_s: float | None = None, corpus: str = DEFAULT_CORPUS, hint_wait: float = 0.0,
         play_wait: float = 0.0, invalid_share: float = 0.0, server_args: list[str] | None = None,
-        server_nice: int = 0, quiet: bool = False, progress: bool = True) -> dict[str, Any]:
+        server_nice: int = 0, balancer: str | None = None, quiet: bool = False,
+        progress: bool = True) -> dict[str, Any]:
     """Start the servers, run locust against them, stop them, and summarize.
 
     Args:
@@ -68,7 +71,7 @@ def run(*, duration: float = 60.0, users: int | None = None, players: int = 1,
         players: clients playing whole games.
         spawn_rate: users started per second.
         workers: search slots of each server.
-        replicas: servers, behind one round-robin channel.
+        replicas: servers, behind one round-robin channel (or `balancer`).
         budgets: the budget mix (see `server.load.mix.BudgetMix`).
         retries: retries of RESOURCE_EXHAUSTED answers.
         out: directory of the reports; files are named ``{name}_...``.
@@ -80,6 +83,8 @@ def run(*, duration: float = 60.0, users: int | None = None, players: int = 1,
         server_nice: niceness added to the servers, so that locust, sharing their cores,
             gets a core as soon as it has work: otherwise its delays while both cores
             search are counted against the servers.
+        balancer: "nginx": the servers behind nginx (``least_conn``), which locust
+            calls; None: behind locust's round-robin channel.
         quiet: print nothing.
         progress: show a progress bar on stderr while locust runs (not with `quiet`).
 
@@ -101,7 +106,8 @@ def run(*, duration: float = 60.0, users: int | None = None, players: int = 1,
 
     def locust_at(target: str) -> list[str]:
         """Say what runs against `target`; locust's command line."""
-        say(f"{replicas} server(s) with {workers} worker(s) each at {target}; {users} "
+        say(f"{replicas} server(s) with {workers} worker(s) each at {target}"
+            f"{f' ({balancer})' if balancer else ''}; {users} "
             f"SuggestMoves user(s) [{budgets}] + {players} game player(s) for "
             f"{duration:g} s (+{ramp_s:.1f} s spawning); load average "
             f"{load_before[0]:.2f} ({os.cpu_count()} cores)", flush=True)
@@ -110,9 +116,10 @@ def run(*, duration: float = 60.0, users: int | None = None, players: int = 1,
                               corpus, hint_wait, play_wait, invalid_share)
 
     done = _drive(prefix, replicas, workers, server_args, server_nice, sample_s, run_s, locust_at,
-                  progress=progress and not quiet)
+                  progress=progress and not quiet, balancer=balancer)
     config = {"duration_s": duration, "users": users, "players": players,
               "spawn_rate": spawn_rate, "workers": workers, "replicas": replicas,
+              "balancer": balancer,
               "budgets": budgets, "retries": retries, "cores": os.cpu_count(),
               "target": done.target, "wall_s": done.wall_s}
     summary = _summarize_run(prefix, done, config, load_before, budgets=budgets, soak=soak,
@@ -175,26 +182,36 @@ class _Driven:
 
 def _drive(prefix: str, replicas: int, workers: int, server_args: list[str] | None,
            server_nice: int, sample_s: float, run_s: float,
-           command: Callable[[str], list[str]], *, progress: bool = False) -> _Driven:
-    """Start the servers, run locust (`command(target)`) against them while sampling
-    them, scrape their metrics before and after, and stop them, whatever happens.
+           command: Callable[[str], list[str]], *, progress: bool = False,
+           balancer: str | None = None) -> _Driven:
+    """Start the servers (behind `balancer` if given), run locust (`command(target)`)
+    against them while sampling them (nginx's processes count as servers), scrape their
+    metrics before and after, and stop them, whatever happens.
 
     Raises:
         RuntimeError: a server did not start, or locust failed.
     """
     servers: list[ServerProcess] = []
+    stack = contextlib.ExitStack()
     try:
         for r in range(replicas):
             servers.append(ServerProcess(workers, f"{prefix}_server{r}.log", server_args,
                                          nice=server_nice))
-        target = round_robin_target([s.address for s in servers])
+        pids = [s.proc.pid for s in servers]
+        if balancer is not None:
+            front = stack.enter_context(balancer_in_front([s.address for s in servers],
+                                                          f"{prefix}_{balancer}.log"))
+            target, pids = front.address, pids + front.pids
+        else:
+            target = round_robin_target([s.address for s in servers])
         cmd = command(target)
         urls = [s.metrics_url for s in servers]
-        sampler = Sampler([s.proc.pid for s in servers], sample_s, metrics_urls=urls)
+        sampler = Sampler(pids, sample_s, metrics_urls=urls)
         before = _scrape_or_error(urls)
         wall = _sampled_locust(cmd, prefix, run_s, sampler, progress)
         after = _scrape_or_error(urls)
     finally:
+        stack.close()
         exit_codes = [s.stop() for s in servers]
     if "error" in before or "error" in after:
         view = {"error": before.get("error") or after.get("error")}
@@ -348,6 +365,9 @@ def add_arguments(p: argparse.ArgumentParser, *, out: str = DEFAULT_OUT,
                    help="search slots of each server (default 2)")
     p.add_argument("--replicas", type=int, default=1,
                    help="servers behind one round-robin gRPC channel (default 1)")
+    p.add_argument("--balancer", choices=("nginx",), default=None,
+                   help="put the servers behind nginx (least connections; Debian's nginx "
+                        "package) instead of locust's round-robin channel")
     p.add_argument("--budgets", default=DEFAULT_BUDGETS,
                    help="SuggestMoves budget mix: [BOT/]FIELD=VALUE[*WEIGHT],... with FIELD "
                         "iterations, time_ms or depth, e.g. 'time_ms=10*3,iterations=1000,"
@@ -400,7 +420,8 @@ def run_from_args(args: argparse.Namespace) -> int:
                       warmup_s=None if args.warmup is None else parse_duration(args.warmup),
                       corpus=args.corpus, hint_wait=args.hint_wait, play_wait=args.play_wait,
                       invalid_share=args.invalid_share, server_args=args.server_arg,
-                      server_nice=args.server_nice, progress=not args.no_progress)
+                      server_nice=args.server_nice, balancer=args.balancer,
+                      progress=not args.no_progress)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -1,18 +1,23 @@
 """The servers of a load test: ``python -m gallerist.server serve`` child processes, each on a free
 port of 127.0.0.1 with Prometheus metrics on another, started until their health check
-answers SERVING."""
+answers SERVING; and nginx in front of them, when a run compares it with round robin."""
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SERVICE", "ServerProcess", "round_robin_target"]
+__all__ = ["SERVICE", "Front", "ServerProcess", "balancer_in_front", "round_robin_target"]
 
 #: The repository root (the servers run there).
 ROOT = str(Path(__file__).resolve().parents[2])
@@ -111,3 +116,37 @@ def round_robin_target(addresses: list[str]) -> str:
     'ipv4:127.0.0.1:5001,127.0.0.1:5002'
     """
     return addresses[0] if len(addresses) == 1 else "ipv4:" + ",".join(addresses)
+
+
+@dataclass(frozen=True)
+class Front:
+    """A balancer in front of the servers: its "127.0.0.1:PORT" and its processes."""
+
+    address: str
+    pids: list[int]
+
+
+@contextlib.contextmanager
+def balancer_in_front(addresses: list[str], log_path: str) -> Iterator[Front]:
+    """nginx (`server.balancer.nginx`) on a free port of 127.0.0.1 in front of
+    `addresses`, its messages into `log_path`; stopped on leaving.
+
+    Raises:
+        NginxError: nginx is missing or failed to start.
+    """
+    import psutil  # type: ignore[import-untyped]
+
+    from gallerist.server.balancer.nginx import NginxProcess, nginx_config
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with tempfile.TemporaryDirectory(prefix="gallerist-nginx-") as run_dir, \
+            open(log_path, "w", encoding="utf-8") as log:
+        nginx = NginxProcess(nginx_config(addresses, f"127.0.0.1:{port}"), run_dir,
+                             listen=("127.0.0.1", port), log=log.fileno())
+        try:
+            workers = [c.pid for c in psutil.Process(nginx.proc.pid).children()]
+            yield Front(f"127.0.0.1:{port}", [nginx.proc.pid, *workers])
+        finally:
+            nginx.stop()

@@ -1,0 +1,177 @@
+"""``gallerist serve --replicas N --balancer nginx``: N replicas on free loopback ports
+and nginx in front of them, in the foreground until SIGTERM or Ctrl-C.
+
+While it runs it checks every replica's health twice a second: a replica whose health is
+not SERVING (draining after SIGTERM, or gone) is marked ``down`` in nginx's configuration,
+which nginx reloads, so it gets no new calls; once SERVING again it is put back. A
+replica that exits is started again on its port. nginx alone also takes out a replica
+it cannot reach (``max_fails``), between two checks.
+"""
+from __future__ import annotations
+
+import signal
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from types import FrameType
+from typing import IO
+
+from gallerist.server.app import check_port_free
+from gallerist.server.balancer.nginx import NginxProcess, find_nginx, nginx_config
+from gallerist.server.balancer.replicas import Replica
+
+__all__ = ["BalancedGroup", "run_group"]
+
+#: Seconds between two health checks of the replicas.
+CHECK_S = 0.5
+#: Seconds before a replica that exited is started again (doubling while it keeps
+#: exiting within a minute, up to 30 s).
+RESTART_S = 1.0
+
+
+class BalancedGroup:
+    """Replicas and nginx in front of them (see the module docstring).
+
+    Args:
+        count: replicas.
+        serve_args: their ``serve`` options but host and port (one list, or one per
+            replica from a function of its number).
+        host, port: where nginx listens.
+        tls: (certificate, key) PEM files for nginx's port, or None.
+        grace: seconds each replica and nginx may take to stop.
+        out: where status lines go (default sys.stdout); replicas' output goes to stderr.
+    """
+
+    def __init__(self, count: int, serve_args: list[str] | Callable[[int], list[str]], *,
+                 host: str, port: int, tls: tuple[str, str] | None = None,
+                 grace: float = 15.0, out: IO[str] | None = None) -> None:
+        self.host, self.port, self.tls, self.grace = host, port, tls, grace
+        self.out = out or sys.stdout
+        args = serve_args if callable(serve_args) else (lambda n: list(serve_args))
+        self.replicas = [Replica(n, args(n)) for n in range(1, count + 1)]
+        self.nginx: NginxProcess | None = None
+        self.down: frozenset[str] = frozenset()
+        self._run_dir = tempfile.TemporaryDirectory(prefix="gallerist-nginx-")
+        self._restart_at: dict[int, float] = {}   # replica number: when to start it again
+        self._started_at: dict[int, float] = {}
+        self._backoff: dict[int, float] = {}
+
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    def _config(self) -> str:
+        cert, key = self.tls or (None, None)
+        listen = f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+        return nginx_config([r.address for r in self.replicas], listen, down=sorted(self.down),
+                            tls_cert=cert, tls_key=key)
+
+    def start(self) -> None:
+        """Start the replicas, wait for their health, then start nginx.
+
+        Raises:
+            PortInUseError: nginx's port is taken; NginxError: nginx is missing or
+            failed; RuntimeError: a replica did not start. What started is stopped.
+        """
+        find_nginx()
+        check_port_free(self.host, self.port)
+        try:
+            for replica in self.replicas:
+                replica.start()
+            for replica in self.replicas:
+                replica.wait_serving()
+                self.say(f"replica {replica.number} on {replica.address} (pid "
+                         f"{replica.proc.pid if replica.proc else '?'})")
+            self.nginx = NginxProcess(self._config(), self._run_dir.name,
+                                      listen=(self.host.strip("[]"), self.port))
+        except BaseException:
+            self.stop()
+            raise
+
+    def check(self) -> None:
+        """One round: start again a replica that exited, and mark in nginx those whose
+        health is not SERVING.
+
+        Raises:
+            RuntimeError: nginx stopped.
+        """
+        assert self.nginx is not None
+        if self.nginx.proc.poll() is not None:
+            raise RuntimeError(f"nginx stopped (exit {self.nginx.proc.returncode})")
+        now = time.monotonic()
+        for replica in self.replicas:
+            if not replica.running():
+                self._restart(replica, now)
+        down = frozenset(r.address for r in self.replicas if not r.serving(timeout=CHECK_S))
+        if down != self.down:
+            for address in sorted(down - self.down):
+                self.say(f"{address}: health not SERVING, out of the balancer")
+            for address in sorted(self.down - down):
+                self.say(f"{address}: SERVING, back in the balancer")
+            self.down = down
+            self.nginx.reload(self._config())
+
+    def _restart(self, replica: Replica, now: float) -> None:
+        """Start a replica that exited again (after a pause, longer while it keeps
+        exiting), on its port."""
+        n = replica.number
+        if n not in self._restart_at:
+            self._backoff[n] = RESTART_S if now - self._started_at.get(n, -1e9) > 60 else \
+                min(30.0, 2 * self._backoff.get(n, RESTART_S))
+            self._restart_at[n] = now + self._backoff[n]
+            self.say(f"replica {n} on {replica.address} exited ({replica.exit_text()}); "
+                     f"starting it "
+                     f"again in {self._backoff[n]:g} s")
+            return
+        if now < self._restart_at[n]:
+            return
+        del self._restart_at[n]
+        self._started_at[n] = now
+        try:
+            replica.start()
+            self.say(f"replica {n} on {replica.address} started again (pid "
+                     f"{replica.proc.pid if replica.proc else '?'})")
+        except RuntimeError as exc:
+            self.say(f"replica {n}: {exc}")
+
+    def stop(self) -> None:
+        """Stop nginx (calls in flight finish) and the replicas (each drains and lets
+        its calls finish, as ``serve`` does on SIGTERM), all at once."""
+        for replica in self.replicas:
+            replica.terminate()
+        threads = [threading.Thread(target=r.stop, args=(self.grace,)) for r in self.replicas]
+        if self.nginx is not None:
+            threads.append(threading.Thread(target=self.nginx.stop, args=(self.grace,)))
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self._run_dir.cleanup()
+
+
+def run_group(group: BalancedGroup, ready: Callable[[BalancedGroup], None] | None = None,
+              ) -> None:
+    """Run `group` until SIGTERM or SIGINT, then stop it.
+
+    Raises:
+        what `BalancedGroup.start` raises; RuntimeError: nginx stopped by itself.
+    """
+    stopping = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stopping.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        group.start()
+        try:
+            if ready is not None:
+                ready(group)
+            while not stopping.wait(CHECK_S):
+                group.check()
+        finally:
+            group.stop()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
