@@ -521,7 +521,25 @@ def _draw_hint(c: _Canvas, state: GameState, hint: Any) -> None:
 
 # ------------------------------------------------------------------------------ whole
 
-def svg(state: GameState, hint: Any = None, viewer: int | None = None) -> str:
+def _draw_targets(c: _Canvas, state: GameState, actions: Any) -> None:
+    """A clickable rectangle over each element that `actions` act on, naming them in
+    ``data-actions``; larger first, so a smaller one inside stays on top."""
+    by_target: dict[str, list[int]] = {}
+    for a in actions:
+        by_target.setdefault(hint_target(state, int(a)), []).append(int(a))
+    placed = [(t, acts) for t, acts in by_target.items() if t in c.boxes]
+    placed.sort(key=lambda item: -c.boxes[item[0]][2] * c.boxes[item[0]][3])
+    c.parts.append('<g id="move-targets">')
+    for target, acts in placed:
+        x, y, w, h = c.boxes[target]
+        c.parts.append(f'<rect class="move-target" data-target={quoteattr(target)} '
+                       f'data-actions="{",".join(map(str, acts))}" x="{x:.1f}" y="{y:.1f}" '
+                       f'width="{w:.1f}" height="{h:.1f}" rx="3" fill="#000" fill-opacity="0"/>')
+    c.parts.append("</g>")
+
+
+def svg(state: GameState, hint: Any = None, viewer: int | None = None,
+        targets: Any = None) -> str:
     """The whole board as a standalone SVG document (a str, UTF-8 text).
 
     Args:
@@ -529,6 +547,8 @@ def svg(state: GameState, hint: Any = None, viewer: int | None = None) -> str:
         hint: None, or a move to draw: an action id, its notation, or a `MoveInfo`
             (its win probability, or solo its expected money, is written by the arrow).
         viewer: whose hidden cards may be shown: None (the public view: nobody's) or a seat.
+        targets: action ids (e.g. the legal moves) whose elements get a clickable
+            ``<rect class="move-target" data-actions="...">`` on top.
 
     Raises:
         ValueError: `viewer` is not None nor a seat of the game (IllegalActionError for a
@@ -555,6 +575,8 @@ def svg(state: GameState, hint: Any = None, viewer: int | None = None) -> str:
     for p in range(n):
         _player(c, state, r, p, _LEFT if p % 2 == 0 else _RIGHT, y + (p // 2) * 182, viewer)
     height = y + ((n + 1) // 2) * 182 + 4
+    if targets is not None:
+        _draw_targets(c, state, targets)
     if hint is not None:
         try:
             _draw_hint(c, state, hint)

@@ -31,6 +31,7 @@ from gallerist.server.connect_service import ConnectService
 from gallerist.server.http_server import HttpServer
 from gallerist.server.limits import Limits
 from gallerist.server.metrics import ServerMetrics
+from gallerist.server.play.servicer import PLAY_SERVICE_NAME, PlayServicer, add_play_servicer
 from gallerist.server.reflection import enable_reflection
 from gallerist.server.servicer import SERVICE_NAME, GalleristServicer, add_servicer
 from gallerist.server.slots import SearchSlots
@@ -257,14 +258,13 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
     )
     cache = StateCache(state_cache) if state_cache else None
     metrics = None if metrics_port is None else ServerMetrics(slots, cache)
-    servicer = GalleristServicer(limits=limits, slots=slots, make_bot=make_bot, cache=cache,
-                                 metrics=metrics)
-    add_servicer(servicer, server)
+    servicer, play = _add_services(server, limits, slots, make_bot, cache, metrics)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
-    enable_reflection((SERVICE_NAME, HEALTH_SERVICE_NAME), server)   # v1 and v1alpha
+    enable_reflection((SERVICE_NAME, PLAY_SERVICE_NAME, HEALTH_SERVICE_NAME),
+                      server)   # v1 and v1alpha
     host, _, port_text = address.rpartition(":") if ":" in address else (address, "", "")
     _check_ports(host, port_text, http_port, metrics_port)
     if tls_cert is not None and tls_key is not None:
@@ -277,7 +277,7 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
         raise RuntimeError(f"cannot bind {address}")
     try:
         http = None if http_port is None else HttpServer(
-            host, http_port, ConnectService(servicer, token=token,
+            host, http_port, ConnectService(servicer, play, token=token,
                                             max_calls=max_rpcs or 2 * threads),
             tls=(tls_cert, tls_key) if tls_cert is not None and tls_key is not None else None)
     except BaseException:
@@ -285,6 +285,17 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
         raise
     return GalleristServer(server, port, health_servicer, servicer, slots,
                            f"{host}:{port}", http, metrics, metrics_port), port
+
+
+def _add_services(server: grpc.Server, limits: Limits, slots: SearchSlots, make_bot: Any,
+                  cache: StateCache | None, metrics: Any) -> tuple[GalleristServicer, PlayServicer]:
+    """The GalleristAI and GalleristPlay servicers, registered on `server`."""
+    servicer = GalleristServicer(limits=limits, slots=slots, make_bot=make_bot, cache=cache,
+                                 metrics=metrics)
+    add_servicer(servicer, server)
+    play = PlayServicer(limits=limits, slots=slots, make_bot=make_bot, metrics=metrics)
+    add_play_servicer(play, server)
+    return servicer, play
 
 
 def _check_ports(host: str, grpc_port: str, http_port: int | None,

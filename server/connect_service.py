@@ -1,7 +1,9 @@
-"""GalleristAI over Connect: connectrpc's generated WSGI application (Connect and gRPC-Web,
-JSON or binary protobuf) whose methods call the gRPC servicer's own rpc methods.
+"""GalleristAI and GalleristPlay over Connect: connectrpc's generated WSGI applications
+(Connect and gRPC-Web, JSON or binary protobuf) whose methods call the gRPC servicers' own
+rpc methods, and the /play page beside them.
 
-`ConnectService` implements the generated `GalleristAISync` protocol: each call gets a
+`ConnectService` implements the generated `GalleristAISync` and `GalleristPlaySync`
+protocols: each call gets a
 `CallContext` (a `grpc.ServicerContext` look-alike), so the limits, search slots, state
 cache, deadlines, error messages and log lines are those of the gRPC port. It checks the
 token (server/auth.py) and caps the calls in flight like the gRPC port's ``max_rpcs``.
@@ -21,7 +23,10 @@ from connectrpc.errors import ConnectError
 from gallerist.server.auth import TokenInterceptor, deny
 from gallerist.server.connect_context import CallContext
 from gallerist.server.servicer import SERVICE_NAME, GalleristServicer
+from gallerist.server.play.page import page_app
+from gallerist.server.play.servicer import PLAY_SERVICE_NAME, PlayServicer
 from gallerist.v1.hints_connect import GalleristAIWSGIApplication
+from gallerist.v1.play_connect import GalleristPlayWSGIApplication
 
 __all__ = ["ConnectService", "wsgi_app"]
 
@@ -31,17 +36,19 @@ WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
 class ConnectService:
-    """The servicer behind connectrpc's `GalleristAISync` methods.
+    """The servicers behind connectrpc's `GalleristAISync` and `GalleristPlaySync` methods.
 
     Args:
         servicer: the gRPC port's servicer.
+        play: the gRPC port's GalleristPlay servicer (None: the service is not offered).
         token: when given, calls need ``Authorization: Bearer <token>``.
         max_calls: calls at once, beyond which RESOURCE_EXHAUSTED (None: no cap).
     """
 
-    def __init__(self, servicer: GalleristServicer, *, token: str | None = None,
-                 max_calls: int | None = None) -> None:
+    def __init__(self, servicer: GalleristServicer, play: PlayServicer | None = None, *,
+                 token: str | None = None, max_calls: int | None = None) -> None:
         self._servicer = servicer
+        self.play = play
         self._auth = TokenInterceptor(token) if token else None
         self._max_calls = max_calls
         self._live: set[CallContext] = set()
@@ -66,6 +73,21 @@ class ConnectService:
     def analyze_game(self, request: Any, ctx: Any) -> Iterator[Any]:
         return self._stream("AnalyzeGame", request, ctx)
 
+    def start_game(self, request: Any, ctx: Any) -> Any:
+        return self._unary("StartGame", request, ctx, self.play)
+
+    def play_move(self, request: Any, ctx: Any) -> Any:
+        return self._unary("PlayMove", request, ctx, self.play)
+
+    def undo_move(self, request: Any, ctx: Any) -> Any:
+        return self._unary("UndoMove", request, ctx, self.play)
+
+    def get_game(self, request: Any, ctx: Any) -> Any:
+        return self._unary("GetGame", request, ctx, self.play)
+
+    def review_game(self, request: Any, ctx: Any) -> Any:
+        return self._unary("ReviewGame", request, ctx, self.play)
+
     def close(self) -> None:
         """Refuse new calls (UNAVAILABLE); calls in flight go on."""
         with self._lock:
@@ -80,10 +102,11 @@ class ConnectService:
 
     # ------------------------------------------------------------------ one call
 
-    def _unary(self, method: str, request: Any, ctx: Any) -> Any:
+    def _unary(self, method: str, request: Any, ctx: Any, servicer: Any = None) -> Any:
         call = self._open(method, ctx)
         try:
-            response = _run(call, lambda: getattr(self._servicer, method)(request, call))
+            target = servicer or self._servicer
+            response = _run(call, lambda: getattr(target, method)(request, call))
             _check_over(call)
             return response
         finally:
@@ -151,7 +174,8 @@ _BARE_ERRORS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
         "application/connect+proto (Connect streams), or application/grpc-web+proto")),
     "404": ("unimplemented", lambda env: (
         f"no method at {env.get('PATH_INFO', '')!r}: the methods are "
-        f"/{SERVICE_NAME}/<Method> (see hints.proto)")),
+        f"/{SERVICE_NAME}/<Method> (see hints.proto) and /{PLAY_SERVICE_NAME}/<Method> "
+        "(play.proto); the page is /play")),
     "405": ("unimplemented", lambda env: (
         f"{env.get('REQUEST_METHOD', '')} is not served: send the call as a POST")),
 }
@@ -198,8 +222,24 @@ def _no_write(data: bytes) -> None:
 
 
 def wsgi_app(service: ConnectService) -> WsgiApp:
-    """The WSGI application of `service`: connectrpc's, on our google.protobuf messages;
-    the JSON codec refuses unknown fields (INVALID_ARGUMENT naming the field)."""
+    """The WSGI application of `service`: connectrpc's, on our google.protobuf messages
+    (the JSON codec refuses unknown fields: INVALID_ARGUMENT naming the field), GalleristPlay
+    under its own path, and the /play page's GET requests."""
     codecs = [google_protobuf_binary_codec(),
               google_protobuf_json_codec(ignore_unknown_fields=False)]
-    return _with_error_bodies(GalleristAIWSGIApplication(service, codecs=codecs))
+    hints = _with_error_bodies(GalleristAIWSGIApplication(service, codecs=codecs))
+    if service.play is None:
+        return hints
+    play = _with_error_bodies(GalleristPlayWSGIApplication(service, codecs=codecs))
+    page = page_app(service.play)
+    prefix = f"/{PLAY_SERVICE_NAME}/"
+
+    def route(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        path = environ.get("PATH_INFO", "")
+        if path.startswith(prefix):
+            return play(environ, start_response)
+        if environ.get("REQUEST_METHOD") in ("GET", "HEAD") and (
+                path == "/" or path == "/play" or path.startswith("/play/")):
+            return page(environ, start_response)
+        return hints(environ, start_response)
+    return route

@@ -43,7 +43,8 @@ from gallerist.server.slots import SearchSlots
 from gallerist.server.state_cache import StateCache
 from gallerist.engine.errors import GalleristError
 
-__all__ = ["GalleristServicer", "SERVICE_NAME", "Undecodable", "add_servicer"]
+__all__ = ["GalleristServicer", "Overloaded", "SERVICE_NAME", "Undecodable", "add_servicer",
+           "safe_parser", "unary_method"]
 
 log = logging.getLogger("gallerist.server")
 
@@ -130,6 +131,10 @@ def _abort_for(exc: Exception, call: _Call, context: grpc.ServicerContext) -> No
         context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
     if isinstance(exc, Overloaded):
         context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
+    status = getattr(exc, "grpc_status", None)   # e.g. a hosted game's NOT_FOUND
+    if isinstance(status, grpc.StatusCode):
+        call.extra += f" error={exc}"
+        context.abort(status, str(exc))
     if isinstance(exc, ModelFileError):   # e.g. eval=model on a server without a model
         call.extra = f" error={exc}"
         context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
@@ -424,6 +429,11 @@ class GalleristServicer:
         if self.cache is not None:
             self.cache.put(msg, state)
         return msg
+
+
+#: the wrapper of a unary rpc method, and the request parser, for the other servicers
+unary_method = _unary
+safe_parser = _safe_parser
 
 
 def add_servicer(servicer: GalleristServicer, server: grpc.Server) -> None:

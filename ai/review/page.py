@@ -133,6 +133,14 @@ def _where(state: engine.GameState, raw: dict[str, Any]) -> dict[str, Any]:
             "intermediate_done": bool((raw.get("intermediateScoring") or {}).get("done"))}
 
 
+def _words(move: dict[str, Any]) -> str:
+    """A move of an analysis line in words with its notation: "Move your gallerist to the
+    Sales Office (move:SO)"; the notation alone when the line has no words."""
+    notation = str(move.get("move", "?"))
+    words = str(move.get("description") or "")
+    return f"{words} ({notation})" if words else notation
+
+
 def _frame(pos: dict[str, Any], solo: bool) -> dict[str, Any]:
     """What the page shows of one position (its board SVG and its numbers)."""
     state: engine.GameState = pos["game_state"]
@@ -143,13 +151,12 @@ def _frame(pos: dict[str, Any], solo: bool) -> dict[str, Any]:
 
     def row(m: dict[str, Any]) -> list[str]:
         money = _money(m.get("expected_money"), seat)
-        return [m.get("move", "?"), money] if solo else [
-            m.get("move", "?"), _pct(m.get("win_probability")), money]
+        return [_words(m), money] if solo else [_words(m), _pct(m.get("win_probability")), money]
 
     root = pos["root"]
     return {"svg": board, "ply": pos["ply"], "player": seat, "move": played["move"],
             "description": str(played.get("description") or ""),
-            "best": best["move"], "label": pos.get("label"), "loss": pos["loss"],
+            "best": best["move"], "best_description": _words(best), "label": pos.get("label"), "loss": pos["loss"],
             "hint_drawn": drawn, "played": row(played), "best_row": row(best),
             "moves": [row(m) for m in pos.get("moves", [])[:8]],
             "root": (root.get("expected_money") or [0])[:1] if solo
@@ -370,12 +377,22 @@ def _move_rows(frames: list[dict[str, Any]]) -> str:
     rows = []
     for i, f in enumerate(frames):
         mark = (f'<span class="mark {f["label"]}">{LABEL_MARKS[f["label"]]}</span>'
-                f' <span class="{f["label"]}">best {html.escape(f["best"])}</span>'
+                f' <span class="{f["label"]}">best: {html.escape(f["best_description"])}</span>'
                 if f["label"] else "")
+        words = html.escape(f["description"] or f["move"])
         rows.append(f'<div class="move" data-index="{i}" style="border-left:4px solid '
-                    f'{PLAYER_COLOURS[f["player"]]}">{i + 1:,}. P{f["player"]} '
-                    f'{html.escape(f["move"])}{mark}</div>')
+                    f'{PLAYER_COLOURS[f["player"]]}">{i + 1:,}. P{f["player"]} {words} '
+                    f'<span class="notation">{html.escape(f["move"])}</span>{mark}</div>')
     return "".join(rows)
+
+
+#: what the grey notation beside each move means (engine/actions.py has them all)
+NOTATION_LEGEND = (
+    "Beside each move, in grey, its notation: the engine's exact name of the move, as "
+    "scripts and the service use it. start:/move: a location (SO Sales Office, AC Artists "
+    "Colony, MC Media Center, IM International Market); action:A or B its first or second "
+    "action; ea: an executive action; ko: a kicked-out action; leave: an assistant left "
+    "behind or not; chance: what chance drew. The full list is in docs/cli.md.")
 
 
 def review_html(header: dict[str, Any], positions: list[dict[str, Any]],
@@ -395,7 +412,8 @@ def review_html(header: dict[str, Any], positions: list[dict[str, Any]],
     head = "<th>expected $</th>" if solo else "<th>win %</th><th>expected $</th>"
     data = json.dumps({"chunks": chunks, "frames": frames, "names": names, "solo": solo,
                        "head": head}, separators=(",", ":")).replace("</", "<\\/")
-    title = (f"Game {header.get('game', '?')} review: "
+    number = header.get("game")
+    title = (("Game review: " if number is None else f"Game {number} review: ")
              + ("solo against Lacerda" if solo else f"{players} players"))
     summary_html = _summary_table(header, summary, game_result(header, positions, base))
     return f"""<!DOCTYPE html>
@@ -412,6 +430,7 @@ def review_html(header: dict[str, Any], positions: list[dict[str, Any]],
 <span id="status"></span></div>
 <div id="layout"><div id="main"><div id="board"></div>{chart}</div>
 <div id="side"><div id="details"></div><div id="moves">{rows}</div>
+<p id="notation-legend">{html.escape(NOTATION_LEGEND)}</p>
 {summary_html}</div></div>
 <script id="review-data" type="application/json">{data}</script>
 <script>{SCRIPT}</script>

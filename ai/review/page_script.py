@@ -23,7 +23,9 @@ h1{font-size:18px;margin:0 0 6px}
 #board #header text[text-anchor="end"]{display:none}
 #side{flex:1 1 300px;min-width:0;max-width:420px}
 #moves{height:520px;overflow-y:auto;background:#fff;border:1px solid #ccc;font-size:12px}
-#moves div{padding:2px 6px;cursor:pointer;white-space:nowrap}
+#moves div{padding:2px 6px;cursor:pointer;overflow-wrap:anywhere}
+#moves .notation{color:#888;font-size:11px}
+#notation-legend{font-size:12px;color:#555}
 #moves div.current{background:#ffe9a8}
 #moves .mark{font-weight:bold;margin-left:4px}
 table{border-collapse:collapse;font-size:12px;background:#fff}
@@ -69,8 +71,8 @@ function details(f){
   let h = '<b>' + esc(who(f.player)) + ' played ' + esc(f.move) + '</b>';
   if (f.description) h += ': ' + esc(f.description);
   if (f.label) h += '<br><span class="' + f.label + '">' + f.label + ': ' + lost(f)
-                 + ' lost against the best move, ' + esc(f.best) + '</span>';
-  if (f.hint_drawn) h += '<br>The arrow shows the best move, ' + esc(f.best) + '.';
+                 + ' lost against the best move: ' + esc(f.best_description) + '</span>';
+  if (f.hint_drawn) h += '<br>The arrow shows the best move (' + esc(f.best) + ').';
   h += '<table><tr><th></th><th>move</th>' + DATA.head + '</tr>'
      + '<tr><th>played</th>' + cells(f.played) + '</tr><tr><th>best</th>' + cells(f.best_row) + '</tr>';
   f.moves.forEach(function(m, k){ h += '<tr><th>' + (k + 1) + '</th>' + cells(m) + '</tr>'; });

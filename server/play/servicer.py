@@ -1,0 +1,302 @@
+"""The GalleristPlay servicer (play.proto): hosted games, their bots' searches in the
+server's search slots, and the person's view of each game as a GameView."""
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import grpc
+
+from gallerist import engine
+from gallerist.ai.bots.base import Bot, Budget
+from gallerist.ai.bots.spec import bot_options
+from gallerist.engine.actions import action_to_string, describe_decision
+from gallerist.server import convert
+from gallerist.server.limits import (Limits, RequestError, build_bot, check_budget, check_seed,
+                                     check_spec)
+from gallerist.server.metrics import Metrics
+from gallerist.server.play.games import BotSeat, GameStore, HostedGame, StaleMove
+from gallerist.server.play.review import review_game
+from gallerist.server.search import Search, resolve_budget
+from gallerist.server.servicer import Overloaded, safe_parser, unary_method
+from gallerist.server.slots import SearchSlots
+from gallerist.v1 import play_pb2
+
+__all__ = ["PLAY_SERVICE_NAME", "PlayServicer", "add_play_servicer", "seat_words"]
+
+PLAY_SERVICE_NAME: str = play_pb2.DESCRIPTOR.services_by_name["GalleristPlay"].full_name
+#: the bot of a seat the request leaves empty: the weakest level
+DEFAULT_OPPONENT = "level:1"
+#: `context.time_remaining()` above this many seconds means "no deadline"
+_NO_DEADLINE_S = 1e8
+
+
+def seat_words(text: str, mover: int | None, person: int) -> str:
+    """A move's words (said to its mover) as the person reads them: another seat's
+    "your" becomes "their", and the person's own pieces ("P1's") become "your"."""
+    if mover is not None and mover != person:
+        for old, new in (("your", "their"), ("Your", "Their"), ("you", "they"), ("You", "They")):
+            text = re.sub(rf"\b{old}\b", new, text)
+    return re.sub(rf"\bP{person}'s\b", "your", text)
+
+
+def _budget_words(budget: Budget) -> str:
+    """A bot seat's budget: "10 ms a move", "200 iterations a move"."""
+    parts = [f"{budget.iterations:,} iterations"] if budget.iterations else []
+    if budget.depth:
+        parts.append(f"depth {budget.depth}")
+    if budget.time_ms:
+        ms = budget.time_ms
+        parts.append(f"{ms / 1000:g} s" if ms >= 1000 else f"{ms:g} ms")
+    return " or ".join(parts) + " a move"
+
+
+def _bot_name(spec: str, budget: Budget) -> str:
+    level = re.fullmatch(r"level:(\d)", spec)
+    name = f"Level {level.group(1)}" if level else spec
+    elo = re.fullmatch(r"level:elo=(\d+(?:\.\d+)?)", spec)
+    if elo:
+        name = f"Level at {float(elo.group(1)):,.0f} Elo"
+    return name if budget == Budget() else f"{name} ({_budget_words(budget)})"
+
+
+class PlayServicer:
+    """The hosted games of the GalleristPlay service (play.proto).
+
+    Args:
+        limits: what a bot seat may ask for (as a hint request).
+        slots: the server's search slots: the bots of a call hold theirs while they move.
+        games: where the games are kept.
+        make_bot: builds a bot from a checked spec and a seed.
+        metrics: where calls and searches are counted.
+    """
+
+    def __init__(self, *, limits: Limits, slots: SearchSlots, games: GameStore | None = None,
+                 make_bot: Callable[[str, int], Bot] | None = None,
+                 metrics: Metrics | None = None) -> None:
+        self.limits = limits
+        self.slots = slots
+        self.games = games or GameStore()
+        self.metrics = metrics or Metrics()
+        self._make_bot: Callable[[str, int], Bot] = make_bot or build_bot
+
+    # ------------------------------------------------------------------ the rpcs
+
+    @unary_method
+    def StartGame(self, request: Any, context: grpc.ServicerContext, call: Any) -> Any:
+        """Start a game (play.proto)."""
+        n = request.num_players or 2
+        if not 1 <= n <= 4:
+            raise RequestError("num_players", f"{n} is outside 1..4 (1: solo against Lacerda)")
+        if not 0 <= request.seat < n:
+            raise RequestError("seat", f"{request.seat} is not a seat of a {n}-player game "
+                                       f"(0..{n - 1})")
+        bots = self._bots(request, n)
+        seed = (check_seed(request.seed) if request.HasField("seed")
+                else secrets.randbits(63))
+        game = HostedGame(self.games.new_id(), n, request.seat, bots, seed)
+        call.extra = f" game={game.game_id[:6]} players={n}"
+        with game.lock:
+            with self._bots_moving(game, context) as choose:
+                game.advance(choose)
+            self.games.add(game)
+            return self._view(game, since=0)
+
+    @unary_method
+    def PlayMove(self, request: Any, context: grpc.ServicerContext, call: Any) -> Any:
+        """Play the person's move, then chance and the bots (play.proto)."""
+        game = self.games.get(request.game_id)
+        action = convert.action_from_request(request)
+        field = request.WhichOneof("choice") or "action"
+        call.extra = f" game={game.game_id[:6]} action={action}"
+        with game.lock:
+            played = len(game.state.history)
+            if request.HasField("actions_played") and request.actions_played != played:
+                raise StaleMove(f"actions_played: the game is at {played} actions played, not "
+                                f"{request.actions_played}: reload it (GetGame)")
+            game.play(action, field)
+            try:
+                with self._bots_moving(game, context) as choose:
+                    game.advance(choose)
+            except Overloaded:
+                game.undo()   # nothing changed
+                raise
+            return self._view(game, since=played)
+
+    @unary_method
+    def UndoMove(self, request: Any, context: grpc.ServicerContext, call: Any) -> Any:
+        """Take back the person's last move (play.proto)."""
+        game = self.games.get(request.game_id)
+        with game.lock:
+            game.undo()
+            return self._view(game, since=None)
+
+    @unary_method
+    def GetGame(self, request: Any, context: grpc.ServicerContext, call: Any) -> Any:
+        """The game as it stands (play.proto)."""
+        game = self.games.get(request.game_id)
+        with game.lock:
+            return self._view(game, since=None)
+
+    @unary_method
+    def ReviewGame(self, request: Any, context: grpc.ServicerContext, call: Any) -> Any:
+        """The review page of a finished game (play.proto)."""
+        game = self.games.get(request.game_id)
+        with game.lock:
+            if not game.state.is_terminal():
+                raise StaleMove("game_id: the game is not over yet; review it at the end")
+            with self.slots.hold(1) as ok:
+                if not ok:
+                    self.metrics.refused()
+                    raise Overloaded(f"server busy: {self.slots.in_use} of "
+                                     f"{self.slots.capacity} search slots in use; retry later")
+                call.budget = f"{self.limits.default_bot}/it={request.iterations}"
+                return review_game(game, request.iterations, self.limits)
+
+    # ------------------------------------------------------------------ parts
+
+    def _bots(self, request: Any, n: int) -> dict[int, BotSeat]:
+        """The bot of every seat but the person's, checked against the limits."""
+        others = [p for p in range(n) if p != request.seat]
+        given = list(request.opponents)
+        if n == 1 and given:
+            raise RequestError("opponents", "the solo game has no bot seats (Lacerda moves "
+                                            "by the rules): send none")
+        if len(given) not in (0, 1, len(others)):
+            raise RequestError("opponents", f"{len(given)} given: send none (level 1 at every "
+                                            f"other seat), one, or one per other seat "
+                                            f"({len(others)})")
+        seats = {}
+        for i, p in enumerate(others):
+            k = 0 if len(given) <= 1 else i
+            o = given[k] if given else play_pb2.Opponent()
+            where = f"opponents[{k}]"
+            spec = o.bot_spec.strip() or DEFAULT_OPPONENT
+            check_spec(spec, self.limits, field=f"{where}.bot_spec")
+            try:
+                budget = check_budget(o.budget.iterations, o.budget.time_ms, o.budget.depth,
+                                      self.limits)
+            except RequestError as exc:
+                raise RequestError(f"{where}.{exc.field}", exc.problem) from None
+            seats[p] = BotSeat(spec, budget, _bot_name(spec, budget))
+        return seats
+
+    def _slots_needed(self, game: HostedGame) -> int:
+        need = 1
+        for seat in game.bots.values():
+            name, opts = check_spec(seat.spec, self.limits)
+            need = max(need, int({**bot_options(name), **opts}.get("threads", 1)))
+        return need
+
+    @contextmanager
+    def _bots_moving(self, game: HostedGame,
+                     context: grpc.ServicerContext) -> Iterator[Callable[..., int]]:
+        """``with self._bots_moving(game, context) as choose:`` holds the bots' search
+        slots (Overloaded when they are not free, before anything moved) when a bot is
+        due, and gives the function that makes a bot's move."""
+        s = game.state
+        if s.is_terminal() or game.persons_turn() or not game.bots:
+            yield self._no_bot
+            return
+        need = self._slots_needed(game)
+        cancelled = threading.Event()
+        current: list[Search] = []
+
+        def stop() -> None:
+            cancelled.set()
+            for search in list(current):
+                search.stop()
+
+        def choose(p: int, view: engine.GameState, seat: BotSeat, seed: int) -> int:
+            bot = self._make_bot(seat.spec, seed)
+            remaining = context.time_remaining()
+            search_ms = self.limits.search_ms(
+                None if remaining is None or remaining > _NO_DEADLINE_S else remaining)
+            budget, _ = resolve_budget(bot, seat.budget, self.limits, search_ms)
+            search = Search(bot, view, budget, spec=seat.spec)
+            current[:] = [search]
+            if cancelled.is_set():
+                search.stop()
+            with self.slots.running(search):
+                report = search.run()
+            a = report.analysis
+            self.metrics.search_done(bot.name, report.elapsed_ms / 1000.0,
+                                     a.iterations or a.nodes, a.depth)
+            return int(a.played.action)
+
+        with self.slots.hold(need) as ok:
+            if not ok:
+                self.metrics.refused()
+                raise Overloaded(f"server busy: {self.slots.in_use} of {self.slots.capacity} "
+                                 "search slots in use, none free for the bots; retry later")
+            context.add_callback(stop)
+            yield choose
+
+    @staticmethod
+    def _no_bot(p: int, view: engine.GameState, seat: BotSeat, seed: int) -> int:
+        raise AssertionError("no bot is due")   # advance() calls it only for a bot's decision
+
+    def _view(self, game: HostedGame, since: int | None) -> Any:
+        """What the person sees of the game; `since`: events from that ply (None: none)."""
+        s = game.state
+        view = s.view(game.seat)
+        out = play_pb2.GameView(game_id=game.game_id, seat=game.seat, players=game.names(),
+                                state=view.to_proto(), position=convert.position(view),
+                                can_undo=bool(game.marks), seed=game.seed)
+        legal = s.legal_actions() if game.persons_turn() else []
+        if legal:
+            words = engine.describe_moves(view)
+            for a in legal:
+                out.actions.add(action=a, notation=action_to_string(a), description=words[a])
+        if since is not None:
+            for ply, seat, a, said in game.events(since):
+                event = out.events.add(action=a, notation=action_to_string(a), ply=ply,
+                                       description=seat_words(said, seat, game.seat))
+                if seat is not None:
+                    event.player = seat
+        out.board_svg = engine.svg(view, viewer=game.seat, targets=legal)
+        if s.is_terminal():
+            out.history.extend(int(a) for a in s.history)
+            out.decision = self._result(game)
+        else:
+            said = seat_words(describe_decision(view), None, game.seat)
+            out.decision = re.sub(rf"^player {game.seat} must\b", "You must", said)
+        return out
+
+    @staticmethod
+    def _result(game: HostedGame) -> str:
+        """The end of the game in words: who won, and everyone's money."""
+        s, names = game.state, game.names()
+        money = [int(m) for m in s.money()]
+        if s.num_players == 1:
+            return f"Game over: you finished with ${money[0]}"
+        winners = [int(p) for p in s.winners()]
+        scores = ", ".join(f"{names[p]} ${money[p]}" for p in range(s.num_players))
+        if game.seat in winners:
+            head = "You won" if len(winners) == 1 else "You tied for first"
+        else:
+            head = " and ".join(names[p] for p in winners) + (" won" if len(winners) == 1
+                                                              else " tied for first")
+        return f"Game over: {head} ({scores})"
+
+
+def add_play_servicer(servicer: PlayServicer, server: grpc.Server) -> None:
+    """Register the GalleristPlay methods on a gRPC server, with request parsers that
+    never raise (as `add_servicer`)."""
+    handlers = {
+        name: grpc.unary_unary_rpc_method_handler(
+            getattr(servicer, name), request_deserializer=safe_parser(request),
+            response_serializer=response.SerializeToString)
+        for name, request, response in (
+            ("StartGame", play_pb2.StartGameRequest, play_pb2.GameView),
+            ("PlayMove", play_pb2.PlayMoveRequest, play_pb2.GameView),
+            ("UndoMove", play_pb2.GameRequest, play_pb2.GameView),
+            ("GetGame", play_pb2.GameRequest, play_pb2.GameView),
+            ("ReviewGame", play_pb2.ReviewGameRequest, play_pb2.GameReview))}
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(PLAY_SERVICE_NAME,
+                                                                          handlers),))
+    server.add_registered_method_handlers(PLAY_SERVICE_NAME, handlers)
