@@ -85,6 +85,7 @@ class BalancedGroup:
                          f"{replica.proc.pid if replica.proc else '?'})")
             self.nginx = NginxProcess(self._config(), self._run_dir.name,
                                       listen=(self.host.strip("[]"), self.port))
+            self.say(f"nginx on {self.host}:{self.port} (pid {self.nginx.proc.pid})")
         except BaseException:
             self.stop()
             raise
@@ -121,8 +122,7 @@ class BalancedGroup:
                 min(30.0, 2 * self._backoff.get(n, RESTART_S))
             self._restart_at[n] = now + self._backoff[n]
             self.say(f"replica {n} on {replica.address} exited ({replica.exit_text()}); "
-                     f"starting it "
-                     f"again in {self._backoff[n]:g} s")
+                     f"starting it again in {self._backoff[n]:g} s")
             return
         if now < self._restart_at[n]:
             return

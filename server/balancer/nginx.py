@@ -24,6 +24,8 @@ __all__ = ["DEBIAN_PACKAGE", "NginxError", "NginxProcess", "find_nginx", "nginx_
 
 #: The Debian package whose nginx has the HTTP/2 and gRPC modules.
 DEBIAN_PACKAGE = "nginx"
+#: Where nginx is looked for beyond PATH (Debian's is /usr/sbin/nginx).
+SBIN_DIRS = "/usr/sbin:/usr/local/sbin"
 #: Seconds a replica that failed a call is left out (``fail_timeout``).
 FAIL_TIMEOUT_S = 5
 
@@ -38,7 +40,10 @@ upstream gallerist {{
 
 server {{
     listen {listen} {tls}http2;
-{certificates}    keepalive_requests 1000000;
+{certificates}    # a client's connection moves to a new connection (GOAWAY, calls in flight finish)
+    # every 100 calls: after a reload, nginx's old worker keeps a busy connection, with
+    # the old list of replicas, until it does
+    keepalive_requests 100;
     keepalive_timeout 3600s;
     client_max_body_size 16m;
 
@@ -118,7 +123,7 @@ def find_nginx() -> str:
     Raises:
         NginxError: it is not installed (saying which package to install).
     """
-    found = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/usr/local/sbin")
+    found = shutil.which("nginx") or shutil.which("nginx", path=SBIN_DIRS)
     if found is None:
         raise NginxError(f"--balancer nginx: nginx is not installed; install Debian's "
                          f"{DEBIAN_PACKAGE} package (apt-get install {DEBIAN_PACKAGE})")
