@@ -1,5 +1,5 @@
 """The README's test command, `bash tests/run.sh`: it installs what the tests need on a fresh
-machine (Debian's Chromium, Node.js and npm, and curl when missing; the dev extra; the
+machine (Debian's Chromium, Node.js and npm, curl and nginx when missing; the dev extra; the
 Node.js client's packages) and runs pytest with its arguments, and CI runs the same script.
 
 The script is run here with stand-ins for apt-get, python and npm that record their calls.
@@ -20,10 +20,12 @@ APT_GET = RECORDER + 'case "$*" in *npm*) cp "$0" "$(dirname "$0")/npm";; esac\n
 
 
 def run_script(tmp_path, *, chromium: bool, npm: bool, args=()):
-    """Runs tests/run.sh with only stand-in tools on PATH; returns the calls they recorded."""
+    """Runs tests/run.sh with only stand-in tools on PATH (with `npm`, also curl and nginx)
+    and Debian's places of Chromium and nginx in tmp_path; returns the calls they
+    recorded."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for tool in ("apt-get", "python") + (("npm", "curl") if npm else ()):
+    for tool in ("apt-get", "python") + (("npm", "curl", "nginx") if npm else ()):
         (bin_dir / tool).write_text(APT_GET if tool == "apt-get" else RECORDER)
         (bin_dir / tool).chmod(0o755)
     for tool in ("dirname", "id", "env", "basename", "cp"):
@@ -33,7 +35,8 @@ def run_script(tmp_path, *, chromium: bool, npm: bool, args=()):
         browser.write_text("#!/bin/sh\n")
         browser.chmod(0o755)
     calls = tmp_path / "calls"
-    env = {"PATH": str(bin_dir), "CALLS": str(calls), "GALLERIST_CHROMIUM": str(browser)}
+    env = {"PATH": str(bin_dir), "CALLS": str(calls), "GALLERIST_CHROMIUM": str(browser),
+           "GALLERIST_NGINX": str(tmp_path / "nginx")}
     out = subprocess.run([shutil.which("bash"), str(SCRIPT), *args], env=env, capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 0, out.stderr
@@ -41,17 +44,19 @@ def run_script(tmp_path, *, chromium: bool, npm: bool, args=()):
 
 
 def test_script_installs_chromium_and_node_when_missing_then_runs_pytest(tmp_path):
-    """A fresh machine: apt installs chromium, nodejs, npm and curl before the Python steps."""
+    """A fresh machine: apt installs chromium, nodejs, npm, curl and nginx before the
+    Python steps."""
     calls = run_script(tmp_path, chromium=False, npm=False)
     assert calls[0] == "apt-get update -qq"
-    assert calls[1] == "apt-get install -y -qq chromium nodejs npm curl"
+    assert calls[1] == "apt-get install -y -qq chromium nodejs npm curl nginx"
     assert calls[2] == 'python -m pip install --quiet -e .[dev]'
     assert calls[3] == "npm ci --prefix clients/node --no-audit --no-fund --loglevel=error"
     assert calls[4] == "python -m pytest -q"
 
 
 def test_script_installs_nothing_present_and_passes_arguments_to_pytest(tmp_path):
-    """With Chromium, npm and curl present nothing is installed; arguments reach pytest."""
+    """With Chromium, npm, curl and nginx present nothing is installed; arguments reach
+    pytest."""
     calls = run_script(tmp_path, chromium=True, npm=True, args=("tests/engine", "-x"))
     assert calls == ['python -m pip install --quiet -e .[dev]',
                      "npm ci --prefix clients/node --no-audit --no-fund --loglevel=error",
