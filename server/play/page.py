@@ -53,7 +53,7 @@ def page_html(default_bot: str) -> str:
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="{html.escape(_CSP)}">
+<meta http-equiv="Content-Security-Policy" content="{html.escape(_CSP, quote=False)}">
 <title>The Gallerist: play against the AI</title>
 <style>{read("play.css")}</style></head>
 <body>

@@ -177,6 +177,10 @@ class PlayServicer:
             where = f"opponents[{k}]"
             spec = o.bot_spec.strip() or DEFAULT_OPPONENT
             check_spec(spec, self.limits, field=f"{where}.bot_spec")
+            try:   # the options the bot itself checks (e.g. a level's range)
+                self._make_bot(spec, 0)
+            except RequestError as exc:
+                raise RequestError(f"{where}.bot_spec", exc.problem) from None
             try:
                 budget = check_budget(o.budget.iterations, o.budget.time_ms, o.budget.depth,
                                       self.limits)

@@ -117,6 +117,7 @@
   function render(next, note) {
     view = next;
     history.replaceState(null, "", `#game=${view.gameId}`);
+    document.body.dataset.actionsPlayed = String(view.position.actionsPlayed);
     $("game").hidden = false;
     $("status").textContent = view.decision;
     $("board").innerHTML = view.boardSvg;

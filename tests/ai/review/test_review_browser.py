@@ -1,40 +1,23 @@
-"""The review page and the board's SVG in a real browser: Debian's Chromium driven by
-Playwright (never `playwright install`: the system's /usr/bin/chromium). Chromium missing
-is a failure that says how to install it, not a skip."""
+"""The review page and the board's SVG in a real browser (Debian's Chromium driven by
+Playwright: tests/server/browser_testlib.py)."""
 from __future__ import annotations
 
-import io
 import json
-import os
-import shutil
 from pathlib import Path
 from typing import Any, Iterator
 
-import numpy as np
 import pytest
+from browser_testlib import chromium, variance
 from review_fixtures import write_analysis
 
 from gallerist import engine
 from gallerist.ai.review.page import write_review_page
 
-CHROMIUM = os.environ.get("GALLERIST_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)) and not shutil.which(CHROMIUM):
-        pytest.fail(f"Chromium not found at {CHROMIUM}: install it with `apt-get install -y "
-                    f"chromium` (Debian's package; tests/run.sh does) or set GALLERIST_CHROMIUM")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail("the playwright package is missing: pip install -e '.[dev]'")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def _open(browser: Any, path: Path, width: int = 1250) -> tuple[Any, list[str]]:
@@ -47,13 +30,6 @@ def _open(browser: Any, path: Path, width: int = 1250) -> tuple[Any, list[str]]:
             if not r.url.startswith(("file:", "data:", "about:")) else None)
     page.goto(path.as_uri())
     return page, errors
-
-
-def _variance(png: bytes) -> float:
-    from PIL import Image
-
-    pixels = np.asarray(Image.open(io.BytesIO(png)).convert("L"), dtype=float)
-    return float(pixels.var())
 
 
 def _index(page: Any) -> int:
@@ -112,7 +88,7 @@ def test_review_page_steps_jumps_and_draws(browser: Any, tmp_path: Path, players
     assert engine.describe_move(state, shown["best"]["action"]) in page.text_content("#board #hint")
     page.click(f"#moves .move[data-index='{unlabelled[0]}']")
     assert page.query_selector("#board #hint") is None
-    assert _variance(page.screenshot()) > 100
+    assert variance(page.screenshot()) > 100
     page.close()
     assert not errors, errors
 
@@ -132,7 +108,7 @@ def test_board_svg_renders_in_the_browser(browser: Any, tmp_path: Path, players:
     box = page.locator("svg").first.bounding_box()
     assert box is not None and box["width"] == 800
     assert page.locator("#hint line").count() == 1
-    assert _variance(page.screenshot()) > 100
+    assert variance(page.screenshot()) > 100
     page.close()
     assert not errors, errors
 
@@ -175,7 +151,7 @@ def test_page_of_a_real_analysis_from_the_command_line(browser: Any, tmp_path: P
         assert result == f"Seat 0 ({bots[0]}) finished the solo game with ${money[0]}."
     else:   # only seat 0 analyzed: the score comes from the record the analysis names
         assert result.startswith(f"Seat {winner} ({bots[winner]}) won with ${money[winner]} against ")
-    assert _variance(page.screenshot()) > 100
+    assert variance(page.screenshot()) > 100
     page.close()
     assert not errors, errors
 
