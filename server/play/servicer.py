@@ -55,7 +55,10 @@ def _budget_words(budget: Budget) -> str:
     return " or ".join(parts) + " a move"
 
 
-def _bot_name(spec: str, budget: Budget) -> str:
+def _bot_name(spec: str, budget: Budget, default_bot: str) -> str:
+    """How the page names a bot seat: "Level 2", "Default bot (10 ms a move)"."""
+    if spec == default_bot:
+        spec = "Default bot"
     level = re.fullmatch(r"level:(\d)", spec)
     name = f"Level {level.group(1)}" if level else spec
     elo = re.fullmatch(r"level:elo=(\d+(?:\.\d+)?)", spec)
@@ -186,7 +189,7 @@ class PlayServicer:
                                       self.limits)
             except RequestError as exc:
                 raise RequestError(f"{where}.{exc.field}", exc.problem) from None
-            seats[p] = BotSeat(spec, budget, _bot_name(spec, budget))
+            seats[p] = BotSeat(spec, budget, _bot_name(spec, budget, self.limits.default_bot))
         return seats
 
     def _slots_needed(self, game: HostedGame) -> int:

@@ -33,7 +33,7 @@
       `Level ${l.level} (about ${l.elo.toLocaleString("en")} Elo)`]);
     for (const ms of config.botTimesMs) {
       const time = ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`;
-      out.push([`${config.defaultBot}|${ms}`, `Strongest bot, ${time} a move`]);
+      out.push([`${config.defaultBot}|${ms}`, `Default bot (the strongest), ${time} a move`]);
     }
     return out;
   }
@@ -163,10 +163,16 @@
   }
 
   async function playAction(action) {
+    const t0 = performance.now();
     const next = await call(() => play.playMove({
       gameId: view.gameId, choice: { case: "action", value: action },
       actionsPlayed: view.position.actionsPlayed }));
-    if (next) render(next);
+    if (!next) return;
+    render(next);
+    // the time from the click to the next frame drawn with the new position, for scripts
+    requestAnimationFrame(() => {
+      document.body.dataset.moveMs = (performance.now() - t0).toFixed(1);
+    });
   }
 
   function targetsOf(action) {
