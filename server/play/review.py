@@ -16,10 +16,12 @@ from gallerist.server.limits import Limits, RequestError, build_bot, check_spec
 from gallerist.server.play.games import HostedGame
 from gallerist.v1 import hints_pb2, play_pb2
 
-__all__ = ["DEFAULT_REVIEW_ITERATIONS", "review_game"]
+__all__ = ["DEFAULT_REVIEW_ITERATIONS", "MAX_REVIEW_ITERATIONS", "review_game"]
 
 #: iterations of each decision's search when the request gives none
 DEFAULT_REVIEW_ITERATIONS = 200
+#: the most a request may ask for: a whole game's review stays within seconds
+MAX_REVIEW_ITERATIONS = 2000
 
 
 def review_game(game: HostedGame, iterations: int, limits: Limits) -> Any:
@@ -29,9 +31,10 @@ def review_game(game: HostedGame, iterations: int, limits: Limits) -> Any:
         RequestError: `iterations` above the server's limit.
     """
     iterations = iterations or DEFAULT_REVIEW_ITERATIONS
-    if iterations > limits.max_iterations:
-        raise RequestError("iterations", f"{iterations} is above the server's limit "
-                                         f"({limits.max_iterations} iterations)")
+    most = min(MAX_REVIEW_ITERATIONS, limits.max_iterations)
+    if iterations > most:
+        raise RequestError("iterations", f"{iterations} is above the {most} iterations a "
+                                         "review may ask for each decision")
     spec = limits.default_bot
     check_spec(spec, limits, field="the server's default bot")
     moves = [int(a) for a in game.state.history]

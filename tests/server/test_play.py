@@ -5,8 +5,10 @@ and the store dropping idle games."""
 from __future__ import annotations
 
 import json
+import random
 import re
 import time
+from collections import Counter
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -263,3 +265,51 @@ def test_the_store_drops_idle_games_and_the_least_recently_used() -> None:
     games[2].touched = time.monotonic() - 61
     with pytest.raises(Exception, match="dropped after 1 idle minutes"):
         store.get(games[2].game_id)
+
+
+def test_fuzzed_requests_get_a_status_never_a_crash(served: GalleristServer, stub: Any) -> None:
+    """Random field values and raw bytes sent to every GalleristPlay method: each answer
+    is OK or a client error (never INTERNAL or UNKNOWN), and the server keeps serving."""
+    rng = random.Random(7)
+    view = stub.StartGame(play_pb2.StartGameRequest(num_players=2, seed=1))
+    ints = [0, 1, 2, 3, 4, 5, 9, 182, 183, 255, 2**31 - 1, 2**32 - 1]
+    texts = ["", "level:1", "level:0", "mcts:iterations=-1", "x" * 300, "greedy", "random",
+             view.game_id, view.game_id[:-1] + "!", "\u00e9\u0000", "move:SO", "start:AC"]
+    allowed = {grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND,
+               grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.RESOURCE_EXHAUSTED}
+    seen: Counter[str] = Counter()
+    with grpc.insecure_channel(f"localhost:{served.port}") as channel:
+        for i in range(400):
+            method = rng.choice(["StartGame", "PlayMove", "UndoMove", "GetGame", "ReviewGame"])
+            if i % 5 == 0:
+                body = bytes(rng.randrange(256) for _ in range(rng.randrange(40)))
+            elif method == "StartGame":
+                body = play_pb2.StartGameRequest(
+                    num_players=rng.choice(ints), seat=rng.choice(ints), seed=rng.choice(ints),
+                    opponents=[play_pb2.Opponent(bot_spec=rng.choice(texts),
+                                                 budget={"time_ms": rng.choice([0, 1, 10, 10**6])})
+                               for _ in range(rng.randrange(5))]).SerializeToString()
+            elif method == "PlayMove":
+                request = play_pb2.PlayMoveRequest(game_id=rng.choice(texts))
+                if rng.random() < 0.5:
+                    request.action = rng.choice(ints)
+                else:
+                    request.notation = rng.choice(texts)
+                if rng.random() < 0.5:
+                    request.actions_played = rng.choice(ints)
+                body = request.SerializeToString()
+            elif method == "ReviewGame":
+                body = play_pb2.ReviewGameRequest(game_id=rng.choice(texts),
+                                                  iterations=rng.choice(ints)).SerializeToString()
+            else:
+                body = play_pb2.GameRequest(game_id=rng.choice(texts)).SerializeToString()
+            call = channel.unary_unary(f"{PLAY}{method}")
+            try:
+                call(body, timeout=30)
+                code = grpc.StatusCode.OK
+            except grpc.RpcError as err:
+                code = err.code()
+                assert code in allowed, (method, body, code, err.details())
+            seen[code.name] += 1
+    assert seen["OK"] > 3 and seen["INVALID_ARGUMENT"] > 50, seen
+    assert stub.GetGame(play_pb2.GameRequest(game_id=view.game_id)).game_id == view.game_id
