@@ -78,6 +78,39 @@ def _build() -> list[str]:
 
 
 NOTATION: tuple[str, ...] = tuple(_build())
+
+#: What each kind of notation (the part before the first ":") names, in words.
+NOTATION_KINDS: dict[str, str] = {
+    "start": "the start location (SO Sales Office, AC Artists Colony, MC Media Center, "
+             "IM International Market)",
+    "move": "move the gallerist to a location (as start)",
+    "ea": "an executive action: tickets, or a contract's bonus (contract1-3: its slot)",
+    "leave": "leave an assistant behind, from the desk or a location, or none",
+    "action": "the location's first (A) or second (B) action",
+    "pass": "pass",
+    "end-turn": "end the turn",
+    "ko": "the kicked-out player's action: pass, or the location's A or B",
+    "artist": "an artist, by art form and colour",
+    "pay": "how much of a payment is in influence",
+    "fame": "influence steps spent on fame",
+    "ticket": "take a ticket of this colour",
+    "tickets": "take two tickets of these colours, or stop spending tickets (done)",
+    "box-discard": "the ticket discarded from the box office when a colour runs out",
+    "visitor": "a visitor of this kind sent from your lobby or gallery to the plaza",
+    "rep-space": "the space a reputation tile goes on, and so its bonus",
+    "deal4": "deal four new contracts before choosing one, or choose among those shown",
+    "pile": "a contract pile, 1-4",
+    "contract-slot": "the slot, 1-3, a contract goes to",
+    "sell": "sell a work (by its place in your gallery) with a contract (by its slot)",
+    "orient": "turn a sold contract's money or influence side up",
+    "hire": "hire this many assistants",
+    "market": "a space of the International Market: a reputation tile or an auction "
+              "offer, by row and column (I-III)",
+    "from": "where the assistant comes from: the desk, a location or the kicked-out space",
+    "tmove": "move a visitor with a ticket: its kind and route (plaza, lobby, gallery)",
+    "solo-discard": "the ticket discarded from the box office when Lacerda is kicked out",
+    "chance": "what chance drew: a visitor from the bag, a contract dealt, a work's tile",
+}
 _PARSE = {s: i for i, s in enumerate(NOTATION)}
 
 

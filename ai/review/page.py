@@ -16,6 +16,7 @@ from typing import Any
 from gallerist import engine
 from gallerist.engine.svg import PLAYER_COLOURS
 from gallerist.ai.review.page_script import CSS, SCRIPT
+from gallerist.engine.actions import NOTATION_KINDS
 from gallerist.ai.review.strength import Strength, describe
 from gallerist.ai.words import counted
 from gallerist.engine.errors import GalleristError
@@ -386,13 +387,14 @@ def _move_rows(frames: list[dict[str, Any]]) -> str:
     return "".join(rows)
 
 
-#: what the grey notation beside each move means (engine/actions.py has them all)
-NOTATION_LEGEND = (
-    "Beside each move, in grey, its notation: the engine's exact name of the move, as "
-    "scripts and the service use it. start:/move: a location (SO Sales Office, AC Artists "
-    "Colony, MC Media Center, IM International Market); action:A or B its first or second "
-    "action; ea: an executive action; ko: a kicked-out action; leave: an assistant left "
-    "behind or not; chance: what chance drew. The full list is in docs/cli.md.")
+def _notation_legend() -> str:
+    """What the grey notation beside each move means: each kind, in words."""
+    rows = "".join(f"<tr><td>{html.escape(kind)}:</td><td>{html.escape(words)}</td></tr>"
+                   for kind, words in NOTATION_KINDS.items())
+    return ('<details id="notation-legend"><summary>The notation in grey</summary>'
+            "<p>Beside each move, its notation: the engine's exact name of the move, as "
+            "scripts and the service use it, by kind:</p>"
+            f"<table>{rows}</table></details>")
 
 
 def review_html(header: dict[str, Any], positions: list[dict[str, Any]],
@@ -430,7 +432,7 @@ def review_html(header: dict[str, Any], positions: list[dict[str, Any]],
 <span id="status"></span></div>
 <div id="layout"><div id="main"><div id="board"></div>{chart}</div>
 <div id="side"><div id="details"></div><div id="moves">{rows}</div>
-<p id="notation-legend">{html.escape(NOTATION_LEGEND)}</p>
+{_notation_legend()}
 {summary_html}</div></div>
 <script id="review-data" type="application/json">{data}</script>
 <script>{SCRIPT}</script>

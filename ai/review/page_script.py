@@ -25,7 +25,8 @@ h1{font-size:18px;margin:0 0 6px}
 #moves{height:520px;overflow-y:auto;background:#fff;border:1px solid #ccc;font-size:12px}
 #moves div{padding:2px 6px;cursor:pointer;overflow-wrap:anywhere}
 #moves .notation{color:#888;font-size:11px}
-#notation-legend{font-size:12px;color:#555}
+#notation-legend{font-size:12px;color:#555;margin-top:6px}
+#notation-legend td{padding:0 4px;vertical-align:top}
 #moves div.current{background:#ffe9a8}
 #moves .mark{font-weight:bold;margin-left:4px}
 table{border-collapse:collapse;font-size:12px;background:#fff}

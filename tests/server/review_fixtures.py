@@ -17,8 +17,10 @@ from gallerist import ai, engine
 QUANTILES = {"inaccuracy": 0.25, "mistake": 0.5, "blunder": 0.8}
 
 
-def _fields(move: Any) -> dict[str, Any]:
-    return {"action": move.action, "move": move.notation,
+def _fields(move: Any, words: dict[int, str]) -> dict[str, Any]:
+    """A move of a position line, as `gallerist analyze` writes it (`words`: the
+    position's moves in words, as the mover sees them)."""
+    return {"action": move.action, "move": move.notation, "description": words[move.action],
             "win_probability": move.win_probability, "expected_money": list(move.expected_money)}
 
 
@@ -57,13 +59,14 @@ def write_analysis(path: Path, players: int, seed: int = 0, max_positions: int |
             else:
                 loss = max(0.0, best.win_probability - played.win_probability)
             root = analysis.root
+            words = engine.describe_moves(state.view(p))
             positions.append({
                 "type": "position", "ply": ply, "player": p,
                 "state": json.loads(state.to_json()),
                 "root": {"win_probabilities": None if players == 1 else list(root.win_probabilities),
                          "expected_money": list(root.expected_money)},
-                "played": _fields(played), "best": _fields(best),
-                "moves": [_fields(m) for m in analysis.moves[:5]],
+                "played": _fields(played, words), "best": _fields(best, words),
+                "moves": [_fields(m, words) for m in analysis.moves[:5]],
                 "loss": loss, "label": None})
         state.apply(action)
         ply += 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from html import escape as html_escape
 from pathlib import Path
 
 import pytest
@@ -230,3 +231,27 @@ def test_frames_say_where_the_game_is_and_the_moves_are_numbered_once(tmp_path: 
     rows = re.findall(r'<div class="move" data-index="(\d+)"[^>]*>([\d,]+)\. P', text)
     assert [(int(i), int(n.replace(",", ""))) for i, n in rows] == [
         (i, i + 1) for i in range(len(positions))]
+
+
+def test_moves_are_listed_in_words_with_their_notation_and_its_legend(tmp_path: Path) -> None:
+    """The move list and a labelled move's best move read in words (as the mover saw
+    them), each with its notation beside it; the legend explains every kind of notation."""
+    from gallerist.engine.actions import NOTATION, NOTATION_KINDS
+
+    analysis = tmp_path / "a.jsonl"
+    positions = write_analysis(analysis, 2, seed=31, max_positions=40)
+    page = tmp_path / "r.html"
+    write_review_page(analysis, page)
+    text = page.read_text()
+    rows = re.findall(r'<div class="move" data-index="(\d+)"[^>]*>(.*?)</div>', text)
+    assert len(rows) == 40
+    for (index, row), pos in zip(rows, positions):
+        played = pos["played"]
+        assert played["description"] and html_escape(played["description"]) in row
+        assert f'<span class="notation">{html_escape(played["move"])}</span>' in row
+        if pos["label"]:
+            assert "best: " + html_escape(pos["best"]["description"]) in row
+    assert {t.split(":")[0] for t in NOTATION} == set(NOTATION_KINDS)
+    legend = re.search(r'<details id="notation-legend">(.*?)</details>', text, re.S).group(1)
+    for kind in NOTATION_KINDS:
+        assert f"<td>{kind}:</td>" in legend
