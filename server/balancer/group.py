@@ -63,7 +63,8 @@ class BalancedGroup:
 
     def _config(self) -> str:
         cert, key = self.tls or (None, None)
-        listen = f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+        host = self.host.strip("[]")
+        listen = f"[{host}]:{self.port}" if ":" in host else f"{host}:{self.port}"
         return nginx_config([r.address for r in self.replicas], listen, down=sorted(self.down),
                             tls_cert=cert, tls_key=key)
 

@@ -87,8 +87,6 @@ def add(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``gallerist serve``."""
-    if args.balancer is not None or args.replicas is not None:
-        return run_balanced(args)
     configure_logging(args.log_level, args.log_format)
     try:   # the maps behind every hint number: a bad file fails here, not at the first hint
         Calibration.default()
@@ -107,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
     if args.host not in ("localhost", "127.0.0.1", "::1", "[::1]") and not args.token:
         log.warning("listening on %s without --token: anyone who can reach the port can use "
                     "the service", args.host)
+    if args.balancer is not None or args.replicas is not None:
+        return run_balanced(args)   # the options were checked here: each replica's are good
 
     def ready(server: GalleristServer) -> None:
         http = "" if server.http is None else (
