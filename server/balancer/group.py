@@ -2,8 +2,9 @@
 and nginx in front of them, in the foreground until SIGTERM or Ctrl-C.
 
 While it runs it checks every replica's health twice a second: a replica whose health is
-not SERVING (draining after SIGTERM, or gone) is marked ``down`` in nginx's configuration,
-which nginx reloads, so it gets no new calls; once SERVING again it is put back. A
+not SERVING (draining after SIGTERM, or gone; or that did not answer two checks in a
+row) is marked ``down`` in nginx's configuration, which nginx reloads, so it gets no new
+calls; once SERVING again it is put back. A
 replica that exits is started again on its port. nginx alone also takes out a replica
 it cannot reach (``max_fails``), between two checks.
 """
@@ -57,6 +58,7 @@ class BalancedGroup:
         self._restart_at: dict[int, float] = {}   # replica number: when to start it again
         self._started_at: dict[int, float] = {}
         self._backoff: dict[int, float] = {}
+        self._unanswered: dict[int, int] = {}   # checks in a row without an answer
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -105,13 +107,21 @@ class BalancedGroup:
         for replica in self.replicas:
             if not replica.running():
                 self._restart(replica, now)
-        down = frozenset(r.address for r in self.replicas if not r.serving(timeout=CHECK_S))
+        down: set[str] = set()
+        for replica in self.replicas:
+            answer = replica.serving(timeout=CHECK_S)
+            n = replica.number
+            self._unanswered[n] = 0 if answer is not None else self._unanswered.get(n, 0) + 1
+            # one check without an answer may be a busy replica: it counts from the second
+            if answer is False or (answer is None and (self._unanswered[n] > 1
+                                                       or replica.address in self.down)):
+                down.add(replica.address)
         if down != self.down:
             for address in sorted(down - self.down):
                 self.say(f"{address}: health not SERVING, out of the balancer")
             for address in sorted(self.down - down):
                 self.say(f"{address}: SERVING, back in the balancer")
-            self.down = down
+            self.down = frozenset(down)
             self.nginx.reload(self._config())
 
     def _restart(self, replica: Replica, now: float) -> None:

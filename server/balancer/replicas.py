@@ -96,8 +96,9 @@ class Replica:
     def running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def serving(self, timeout: float = 1.0) -> bool:
-        """Whether its health check answers SERVING now."""
+    def serving(self, timeout: float = 1.0) -> bool | None:
+        """Whether its health check answers SERVING now; None: no answer within
+        `timeout` seconds (it may be busy), though it runs."""
         if not self.running():
             return False
         if self._channel is None:
@@ -106,8 +107,8 @@ class Replica:
         try:
             status = stub.Check(health_pb2.HealthCheckRequest(service=SERVICE_NAME),
                                 timeout=timeout).status
-        except grpc.RpcError:
-            return False
+        except grpc.RpcError as exc:
+            return None if exc.code() == grpc.StatusCode.DEADLINE_EXCEEDED else False
         return bool(status == health_pb2.HealthCheckResponse.SERVING)
 
     def wait_serving(self, timeout: float = 60.0) -> None:
