@@ -1,5 +1,6 @@
 """Self-play records as training data: read the directories `gallerist selfplay` writes
-(docs/records.md, "Self-play directory"), check their manifests and shards' sha256 agree,
+(docs/records.md, "Self-play directory") and the compact ones of `gallerist netplay`
+(replayed into the same rows, ai.selfplay.compact), check their manifests and shards' sha256 agree,
 and split the positions into training and validation sets **by game**. NumPy only (no
 JAX), so the checks run and fail fast without the training library.
 """
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gallerist.ai.selfplay import compact
 from gallerist.ai.selfplay.records import (COLUMNS as LAYOUT, OPTIONAL, SEATS, SelfplayError,
                                           read_manifest, row_shape, sha256_file)
 
@@ -105,7 +107,8 @@ def load_records(dirs: Sequence[str | os.PathLike[str]], players: int | None = N
     """Read the self-play directories `dirs` into one Dataset.
 
     Args:
-        dirs: one or more directories written by ``gallerist selfplay``.
+        dirs: one or more directories written by ``gallerist selfplay`` or ``gallerist
+            netplay``.
         players: keep only the positions of games with this many players (None: all).
 
     Raises:
@@ -121,7 +124,11 @@ def load_records(dirs: Sequence[str | os.PathLike[str]], players: int | None = N
     offset = 0
     for d in dirs:
         folder = Path(d)
-        manifest = read_manifest(folder)
+        compact_rows = None
+        if compact.is_compact(folder):   # `gallerist netplay`: replayed into rows
+            manifest, compact_rows = compact.read_directory(folder)
+        else:
+            manifest = read_manifest(folder)
         if first is None:
             first = (folder, manifest)
         for key in ("observation_version", "observation_size", "num_actions"):
@@ -131,7 +138,12 @@ def load_records(dirs: Sequence[str | os.PathLike[str]], players: int | None = N
                                    f"observation layout)")
         size, actions = int(manifest["observation_size"]), int(manifest["num_actions"])  # type: ignore[call-overload]
         read: list[dict[str, np.ndarray]] = []
-        for shard in manifest["shards"]:  # type: ignore[union-attr]
+        for arrays in compact_rows or []:
+            _check_rows(folder, arrays)
+            if players is not None:
+                arrays = {k: v[arrays["num_players"] == players] for k, v in arrays.items()}
+            read.append(arrays)
+        for shard in manifest["shards"] if compact_rows is None else []:  # type: ignore[union-attr]
             path = folder / shard["file"]
             if not path.is_file():
                 raise SelfplayError(f"{path}: listed in the manifest but missing")
@@ -153,7 +165,8 @@ def load_records(dirs: Sequence[str | os.PathLike[str]], players: int | None = N
         parts.append(joined)
         sources.append({"dir": str(folder), "games": int(len(games)),
                         "positions": int(len(joined["game"])),
-                        "players": manifest.get("players"), "spec": manifest.get("spec")})
+                        "players": manifest.get("players"),
+                        "spec": manifest.get("spec") or _netplay_spec(manifest)})
     assert first is not None
     arrays = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     if not len(arrays["obs"]):
@@ -162,6 +175,16 @@ def load_records(dirs: Sequence[str | os.PathLike[str]], players: int | None = N
     return Dataset(arrays, int(first[1]["observation_version"]),  # type: ignore[call-overload]
                    int(first[1]["observation_size"]), int(first[1]["num_actions"]),  # type: ignore[call-overload]
                    sources)
+
+
+def _netplay_spec(manifest: dict[str, object]) -> str | None:
+    """A compact directory's search in words, as a model card lists its data's specs."""
+    o = manifest.get("options")
+    if not isinstance(o, dict):
+        return None
+    return (f"netplay:fast_iterations={o.get('fast_iterations')},full_iterations="
+            f"{o.get('full_iterations')},full_fraction={o.get('full_fraction')},"
+            f"model_sha256={str(manifest.get('model_sha256'))[:8]}")
 
 
 def split_by_game(data: Dataset, val_fraction: float, seed: int) -> tuple[Dataset, Dataset]:
