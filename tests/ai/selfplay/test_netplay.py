@@ -147,3 +147,26 @@ def test_the_same_seed_gives_the_same_shard_on_ray(tmp_path: Path, value_model: 
     assert a.keys() == b.keys()
     for key in a:
         np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+
+
+def test_ctrl_c_keeps_the_finished_games_and_the_next_run_completes_them(
+        tmp_path: Path, value_model: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    opts = dict(players=2, model=value_model, seed=60, fast_iterations=FAST,
+                full_iterations=FULL, games_per_shard=3)
+    netplay.run_netplay(games=4, out=tmp_path / "straight", **opts)
+    real = netplay.play_netplay_game
+
+    def stop_at_game_2(game):   # type: ignore[no-untyped-def]
+        if game.index == 2:
+            raise KeyboardInterrupt
+        return real(game)
+
+    monkeypatch.setattr(netplay, "play_netplay_game", stop_at_game_2)
+    run = netplay.run_netplay(games=4, out=tmp_path / "stopped", **opts)
+    assert run.interrupted and run.games == 2 and run.played == 2
+    monkeypatch.setattr(netplay, "play_netplay_game", real)
+    run = netplay.run_netplay(games=4, out=tmp_path / "stopped", **opts)
+    assert run.games == 4 and run.played == 2
+    a, b = (load_records([tmp_path / d]).arrays for d in ("straight", "stopped"))
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key], err_msg=key)
