@@ -11,6 +11,7 @@ it cannot reach (``max_fails``), between two checks.
 from __future__ import annotations
 
 import signal
+import socket
 import sys
 import tempfile
 import threading
@@ -79,6 +80,10 @@ class BalancedGroup:
         """
         find_nginx()
         check_port_free(self.host, self.port)
+        if self.port == 0:   # nginx cannot pick one: a free one now
+            with socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET) as probe:
+                probe.bind((self.host.strip("[]"), 0))
+                self.port = probe.getsockname()[1]
         try:
             for replica in self.replicas:
                 replica.start()

@@ -169,8 +169,9 @@ def run_balanced(args: argparse.Namespace) -> int:
                           port=args.port, tls=tls, grace=args.drain + args.grace + 5)
 
     def ready(group: BalancedGroup) -> None:
-        print(f"listening on {args.host}:{args.port} (nginx in front of "
-              f"{len(group.replicas)} replicas with {args.workers} workers each"
+        n, w = len(group.replicas), args.workers
+        print(f"listening on {args.host}:{group.port} (nginx in front of {n} "
+              f"replica{'s' * (n != 1)} with {w} worker{'s' * (w != 1)} each"
               f"{', TLS' if tls else ''}{', token required' if args.token else ''})",
               flush=True)
 
