@@ -47,7 +47,7 @@ def _game(page: Any, origin: str, players: int, seed: int, max_moves: int,
         page.wait_for_selector("body[data-move-ms]", state="attached")
         ms = float(page.get_attribute("body", "data-move-ms"))
         new = page.locator("#events li").all_inner_texts()[before:]
-        times["reply" if any(t.startswith("Default bot") for t in new) else "direct"].append(ms)
+        times["reply" if any("(Default bot" in t for t in new) else "direct"].append(ms)
         moves += 1
 
 

@@ -145,7 +145,8 @@
     const log = $("events");
     if (note) addEvent(note, "#555");
     for (const e of view.events) {
-      const who = e.player === undefined ? "Chance" : view.players[e.player];
+      const who = e.player === undefined ? "Chance"
+        : e.player === view.seat ? "You" : `P${e.player} (${view.players[e.player]})`;
       addEvent(`${who}: ${e.description}`, e.player === undefined ? "#555" : COLOURS[e.player]);
     }
     log.scrollTop = log.scrollHeight;
@@ -205,8 +206,11 @@
       tr.className = "hint-row";
       tr.dataset.action = String(m.action);
       tr.insertCell().textContent = m.description;
-      if (!solo) tr.insertCell().textContent = m.winProbability === undefined ? "" : pct(m.winProbability);
+      if (!solo) {
+        tr.insertCell().textContent = m.winProbability === undefined ? "" : pct(m.winProbability);
+      }
       tr.insertCell().textContent = m.expectedMoney.length ? money(m.expectedMoney[seat]) : "";
+      for (const td of [...tr.cells].slice(1)) td.className = "number";
     }
     const head = document.createElement("div");
     const it = Number(response.stats ? response.stats.iterations : 0);
