@@ -1,4 +1,4 @@
-"""The installed import names: one root, `gallerist` (issue: "a name of our own").
+"""The installed import names: one root, `gallerist`.
 
 The repository's folders `engine/`, `ai/`, `server/` and `proto/gallerist/` install as
 `gallerist.engine`, `gallerist.ai`, `gallerist.server` and `gallerist` (with the
