@@ -78,13 +78,14 @@ class BalancedGroup:
             PortInUseError: nginx's port is taken; NginxError: nginx is missing or
             failed; RuntimeError: a replica did not start. What started is stopped.
         """
-        find_nginx()
-        check_port_free(self.host, self.port)
-        if self.port == 0:   # nginx cannot pick one: a free one now
-            with socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET) as probe:
-                probe.bind((self.host.strip("[]"), 0))
-                self.port = probe.getsockname()[1]
         try:
+            find_nginx()
+            check_port_free(self.host, self.port)
+            if self.port == 0:   # nginx cannot pick one: a free one now
+                family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+                with socket.socket(family) as probe:
+                    probe.bind((self.host.strip("[]"), 0))
+                    self.port = probe.getsockname()[1]
             for replica in self.replicas:
                 replica.start()
             for replica in self.replicas:

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 
 from gallerist.engine.errors import GalleristError
 
-__all__ = ["DEBIAN_PACKAGE", "NginxError", "NginxProcess", "find_nginx", "nginx_config",
-           "standalone_config"]
+__all__ = ["DEBIAN_PACKAGE", "NginxError", "NginxProcess", "die_with_parent", "find_nginx",
+           "nginx_config", "standalone_config"]
 
 #: The Debian package whose nginx has the HTTP/2 and gRPC modules.
 DEBIAN_PACKAGE = "nginx"
@@ -130,7 +130,7 @@ def find_nginx() -> str:
     return found
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """In the child: SIGTERM when the parent dies (Linux), so nothing outlives it."""
     try:
         import ctypes
@@ -158,7 +158,7 @@ class NginxProcess:
         self.write(http)
         self._check()
         self.proc = subprocess.Popen(self._command(), stdout=log, stderr=log,
-                                     start_new_session=True, preexec_fn=_die_with_parent)
+                                     start_new_session=True, preexec_fn=die_with_parent)
         self._wait_listening(listen, start_timeout)
 
     def _command(self, *extra: str) -> list[str]:

@@ -15,7 +15,7 @@ from typing import IO, Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from gallerist.server.balancer.nginx import _die_with_parent
+from gallerist.server.balancer.nginx import die_with_parent
 from gallerist.server.servicer import SERVICE_NAME
 
 __all__ = ["Replica"]
@@ -61,7 +61,7 @@ class Replica:
                "--port", str(self.port), *self.serve_args]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      text=True, bufsize=1, start_new_session=True,
-                                     preexec_fn=_die_with_parent)
+                                     preexec_fn=die_with_parent)
         threading.Thread(target=self._pass_output, args=(self.proc,), daemon=True).start()
         end = time.monotonic() + timeout
         while not self._listening.wait(0.05):
