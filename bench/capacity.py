@@ -108,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{summary['locust_cpu_percent']:.0f}% | "
                 f"{max(0.0, summary['background_cpu_percent']):.0f}% | "
                 f"{summary['load_average_before'][0]:.2f} | "
-                f"`{command(budget, workers, replicas, users, players, args.duration, balancer)}` |")
+                f"`{command(budget, workers, replicas, users, players, args.duration,
+                            balancer)}` |")
         lines.append(line)
         print(line, flush=True)
     print("\n" + "\n".join(lines))
