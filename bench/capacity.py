@@ -101,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         p95 = max(r["p95"] for r in hint_rows)
         p99 = max(r["p99"] for r in hint_rows)
         share = 100.0 * summary["retries"] / max(1, summary["hint_requests"])
+        again = command(budget, workers, replicas, users, players, args.duration, balancer)
         line = (f"| {budget} | {setup_name(workers, replicas, balancer)} | {users}"
                 f"{f' (+{players})' if players else ''} | {summary['hints_per_s']:.1f} | "
                 f"{p50:.0f} | {p95:.0f} | {p99:.0f} | {summary['failures']} | "
@@ -108,8 +109,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{summary['locust_cpu_percent']:.0f}% | "
                 f"{max(0.0, summary['background_cpu_percent']):.0f}% | "
                 f"{summary['load_average_before'][0]:.2f} | "
-                f"`{command(budget, workers, replicas, users, players, args.duration,
-                            balancer)}` |")
+                f"`{again}` |")
         lines.append(line)
         print(line, flush=True)
     print("\n" + "\n".join(lines))
