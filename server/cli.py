@@ -19,7 +19,7 @@ from gallerist.ai.signals import stop_on_signals
 from gallerist.server.commands.model_option import model_option
 from gallerist.server.demo_state import DemoPositionError
 from gallerist.server.commands import balancer_config
-from gallerist.server.commands import netplay
+from gallerist.server.commands import generations, netplay
 from gallerist.server.commands import (CliError, analyze, apply, arena, bots, demo, hint,
                                        label, ladder, legal, levels, loadtest, new, play, replay,
                                        review, selfplay, serve, train)
@@ -58,7 +58,7 @@ exit status (every command):
 
 #: The commands, in the order of ``gallerist --help``.
 COMMANDS = (serve, hint, play, bots, levels, new, legal, apply, demo, arena, ladder, replay, analyze,
-            review, selfplay, netplay, label, train, loadtest, balancer_config)
+            review, selfplay, netplay, generations, label, train, loadtest, balancer_config)
 
 
 def version() -> str:

@@ -114,7 +114,10 @@ class MctsBot(BaseBot):
         self.threads, self.reuse = o["threads"], o["reuse"]
         wants = leaf != "rollout" or prior == "model" or rollout == "model" or (
             prior == "auto" and (bool(model) or default_model_present()))
-        network = load_evaluator(model, value=leaf != "rollout") if wants else None
+        # a reward all money margin (margin_weight=1) never reads the win head: a
+        # policy-only model (win_weight 0) may then value positions with its money head
+        values_win = leaf != "rollout" and o["margin_weight"] < 1.0
+        network = load_evaluator(model, value=values_win) if wants else None
         self.evaluator = self._leaf_value(evaluator, network, o)
         self.network = network
         # the network's value or rollout policy is in use (its prior: _priors)

@@ -5,6 +5,7 @@ before it imports the training library.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ DEFAULTS: dict[str, Any] = {
     "policy_temperature": 1.0,  # policy targets: visit shares ** (1 / T), renormalised
     "linear_value": 0.0,     # > 0: the value heads a linear model of the observation, this L2
                              # penalty (ai.learn.linear_value); 0: the network's value heads
+    "init": "",              # a model file whose weights start the training ("": random)
     "progress": True,        # a tqdm bar on stderr
 }
 
@@ -110,6 +112,9 @@ def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(wd, (int, float)) or isinstance(wd, bool) or not math.isfinite(wd) \
             or wd < 0:
         raise TrainingError("weight_decay", f"{wd!r}: expected a number >= 0")
+    if not isinstance(o["init"], (str, os.PathLike)):
+        raise TrainingError("init", f"{o['init']!r}: expected a model file's path")
+    o["init"] = os.fspath(o["init"])
     lv = o["linear_value"]
     if not isinstance(lv, (int, float)) or isinstance(lv, bool) or not math.isfinite(lv) \
             or lv < 0:

@@ -296,6 +296,8 @@ def fit(train_set: Dataset, val_set: Dataset, o: Mapping[str, Any]
     mw = (float(o["win_weight"]), float(o["money_weight"]))
     params = init_params(jax.random.key(o["seed"]), train_set.observation_size,
                          train_set.num_actions, o["hidden"])
+    if o["init"]:
+        params = initial_weights(o["init"], params, scale)
     opt_state = _ADAM.init(params)
     rng = np.random.default_rng(o["seed"])
     history = [{"epoch": 0, "train": _evaluate(params, train_set, size, scale, mw),
@@ -332,6 +334,34 @@ def fit(train_set: Dataset, val_set: Dataset, o: Mapping[str, Any]
     _, best_epoch, params = best
     return ({k: np.asarray(v, np.float32) for k, v in params.items()}, history, best_epoch,
             interrupted)
+
+
+def initial_weights(path: str, params: dict[str, Any], money_scale: float) -> dict[str, Any]:
+    """`params` replaced by the weights of the model file `path` (training goes on from
+    it: the generation loop starts each candidate from the best model so far).
+
+    Raises:
+        TrainingError: the file cannot be read, or its shapes or money scale differ.
+    """
+    from gallerist.ai.learn.model_file import ModelFileError, load_model
+
+    try:
+        model = load_model(path)
+    except ModelFileError as exc:
+        raise TrainingError("init", str(exc)) from None
+    if abs(model.money_scale - money_scale) > 1e-6:
+        raise TrainingError("init", f"{path}: money scale {model.money_scale:g}, the training's "
+                                    f"is {money_scale:g}")
+    arrays = {f"trunk_{kind}{i}": layer[j] for i, layer in enumerate(model.trunk)
+              for j, kind in enumerate("wb")}
+    arrays.update({name: getattr(model, name) for name in
+                   ("win_w", "win_b", "money_w", "money_b", "policy_w", "policy_b")})
+    if set(arrays) != set(params) or any(arrays[k].shape != params[k].shape for k in params):
+        theirs = ",".join(str(w.shape[1]) for w, _ in model.trunk)
+        ours = ",".join(str(params[k].shape[0]) for k in sorted(params) if k.startswith("trunk_b"))
+        raise TrainingError("init", f"{path}: hidden widths {theirs}, the training's are "
+                                    f"{ours} (give --hidden {theirs})")
+    return {k: jnp.asarray(v, jnp.float32) for k, v in arrays.items()}
 
 
 def linear_value_heads(weights: dict[str, np.ndarray], train_set: Dataset, penalty: float,

@@ -75,6 +75,9 @@ def add(sub: Any) -> None:
                         "after the network by L2-penalised regressions with this penalty "
                         "(format 2 skip weights; the network serves for its policy; e.g. "
                         f"1000; default {d['linear_value']:g}: the network's value heads)")
+    p.add_argument("--init", default=d["init"], metavar="MODEL.npz",
+                   help="start from this model's weights instead of random ones (the same "
+                        "--hidden widths and --money-scale)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -110,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
                "weight_decay": args.weight_decay, "search_weight": args.search_weight,
                "value_target": args.value_target,
                "policy_temperature": args.policy_temperature,
-               "linear_value": args.linear_value,
+               "linear_value": args.linear_value, "init": args.init,
                "progress": not args.no_progress}
     try:
         check_options(options)
@@ -127,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
         card = train(args.data, args.out, **options)
     except SelfplayError as exc:
         raise CliError(str(exc)) from None
+    except TrainingError as exc:   # --init's file, checked when it is read
+        raise CliError(f"--{exc.option} {exc.problem}") from None
     except OSError as exc:
         raise CliError(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}",
                        status=1) from None

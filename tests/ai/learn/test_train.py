@@ -528,3 +528,15 @@ def test_linear_value_fits_are_penalised_and_respect_absent_seats() -> None:
     np.testing.assert_allclose(weak["money_skip"][:3, :3], 0.1 * np.eye(3), atol=0.01)
     with pytest.raises(ValueError, match="penalty"):
         fit_linear_value(arrays, 0.0, 100.0)
+
+
+def test_init_starts_from_a_model_s_weights(records, tmp_path, trained):
+    """--init: the training's first weights are the model's (epoch 0's losses are the
+    model's own, not a random network's); other widths are refused naming init."""
+    out, card = trained
+    init = tr.train([records], tmp_path / "init.npz", **{**TINY, "init": str(out)})
+    assert init["history"][0]["validation"]["total"] != card["history"][0]["validation"]["total"]
+    assert init["history"][0]["validation"]["total"] == pytest.approx(
+        min(h["validation"]["total"] for h in card["history"]), rel=0.05)
+    with pytest.raises(tr.TrainingError, match="init .*hidden widths"):
+        tr.train([records], tmp_path / "wide.npz", **{**TINY, "hidden": "16", "init": str(out)})

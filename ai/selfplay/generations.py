@@ -1,0 +1,269 @@
+"""The generation loop (`gallerist generations`): expert iteration with the network's own
+search. Each generation: net-guided self-play of the best model so far, a candidate
+trained from it on the games of the last few generations, a seat-paired gate against
+the best, and the candidate promoted when it wins enough. The state is one JSON file,
+so a run stops on Ctrl-C or at its time limit and a later run goes on from there.
+Layout: docs/records.md ("The generation loop"); how-to: docs/training.md.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gallerist.ai.files import write_atomically
+from gallerist.ai.selfplay.records import SelfplayError, sha256_file
+
+__all__ = ["FORMAT", "LoopConfig", "LoopResult", "gate_spec", "run_generations", "plot_ladder"]
+
+FORMAT, FORMAT_VERSION = "gallerist-generations", 1
+STATE = "generations.json"
+
+#: How a candidate is trained: `ai.learn.train.train` in a child interpreter (JAX starts
+#: threads; this process forks the workers of the next self-play and gate).
+_TRAIN_SCRIPT = """
+import json, sys
+from gallerist.ai.learn.train import train
+card = train(json.loads(sys.argv[1]), sys.argv[2], **json.loads(sys.argv[3]))
+sys.exit(130 if card.get("interrupted") else 0)
+"""
+
+
+@dataclass(frozen=True)
+class LoopConfig:
+    """A run's settings (kept in the state file; a later run must give the same)."""
+
+    players: int = 2
+    games: int = 400               # self-play games a generation
+    window: int = 3                # generations whose games train a candidate
+    gate_games: int = 100          # seat-paired games of a gate
+    gate_threshold: float = 0.55   # the candidate's share of wins that promotes it
+    gate_iterations: int = 200     # each side's search in the gate, iterations a decision
+    fast_iterations: int = 32
+    full_iterations: int = 200
+    full_fraction: float = 0.25
+    seed: int = 0
+    start: str = ""                # the model of generation 0 ("": the packaged one)
+    train: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class LoopResult:
+    """What a run did: its state (the JSON), the generations it finished now, and why it
+    stopped ("hours", "generations", "interrupted")."""
+
+    state: dict[str, Any]
+    finished: int = 0
+    stopped: str = ""
+
+
+def gate_spec(model: str, iterations: int) -> str:
+    """The bot of a generation in its gate: the network's own search as self-play runs it
+    (a policy-only model values by its money head alone: margin_weight=1), raw numbers."""
+    from gallerist.ai.learn.model_file import load_evaluator
+    from gallerist.ai.selfplay.netplay import value_kind
+
+    margin = ",margin_weight=1" if value_kind(load_evaluator(model)) == "money" else ""
+    return (f"mcts:eval=model,prior=model,calibrated=false,threads=1,model={model},"
+            f"iterations={iterations}{margin}")
+
+
+def _train(data_dirs: list[str], out: str, options: dict[str, Any]) -> bool:
+    """Train `out` in a child interpreter; False when Ctrl-C stopped it.
+
+    Raises:
+        SelfplayError: the training failed (its error is on stderr above).
+    """
+    done = subprocess.run([sys.executable, "-c", _TRAIN_SCRIPT, json.dumps(data_dirs), out,
+                           json.dumps(options)])
+    if done.returncode == 130 or done.returncode < 0:
+        return False
+    if done.returncode != 0:
+        raise SelfplayError(f"training {out} failed (exit status {done.returncode}; its error "
+                            "is above)")
+    return True
+
+
+def _gate(candidate: str, best: str, cfg: LoopConfig, k: int, records: Path, workers: int,
+          backend: str) -> dict[str, Any] | None:
+    """The candidate against the best, seat-paired; None when Ctrl-C stopped it."""
+    from gallerist.ai.arena.tournament import resume_tournament, run_tournament
+
+    a, b = gate_spec(candidate, cfg.gate_iterations), gate_spec(best, cfg.gate_iterations)
+    records.parent.mkdir(parents=True, exist_ok=True)
+    if records.exists() and records.stat().st_size:
+        t = resume_tournament(str(records), workers=workers, backend=backend)
+    else:
+        t = run_tournament([a, b], players=cfg.players, games=cfg.gate_games, workers=workers,
+                           seed=cfg.seed + 7_000_000 + 10_000 * k, backend=backend,
+                           records_path=str(records))
+    if t.interrupted:
+        if t.error:
+            raise SelfplayError(f"gate of generation {k}: {t.error}")
+        return None
+    rep = t.report()
+    rating = {r["bot"]: r for r in rep["ratings"]}[a]
+    summary = {s["bot"]: s for s in rep["summary"]}[a]
+    return {"games": rep["games"], "win_rate": summary["win_rate"],
+            "win_rate_ci": list(summary["win_rate_ci"]),
+            "elo": 2 * rating["elo"], "elo_ci": [2 * rating["ci"][0], 2 * rating["ci"][1]],
+            "records": str(records)}
+
+
+def _new_state(cfg: LoopConfig, start: str) -> dict[str, Any]:
+    return {"format": FORMAT, "format_version": FORMAT_VERSION, "config": asdict(cfg),
+            "best": 0, "games_played": 0,
+            "generations": [{"generation": 0, "model": start, "sha256": sha256_file(start),
+                             "promoted": True, "elo": 0.0, "elo_ci": [0.0, 0.0],
+                             "games_played": 0}]}
+
+
+def _open(out: Path, cfg: LoopConfig, start: str) -> dict[str, Any]:
+    path = out / STATE
+    if not path.exists():
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "models").mkdir(exist_ok=True)
+        shutil.copyfile(start, out / "models" / "gen-000.npz")
+        state = _new_state(cfg, str(out / "models" / "gen-000.npz"))
+        _save(out, state)
+        return state
+    state = json.loads(path.read_text(encoding="utf-8"))
+    if state.get("format") != FORMAT:
+        raise SelfplayError(f"{path}: not a generation loop's state (format {state.get('format')!r})")
+    given = asdict(cfg)
+    kept = state["config"]
+    for key in ("players", "seed"):
+        if kept.get(key) != given[key]:
+            raise SelfplayError(f"--{key} {given[key]}: this run was started with {kept.get(key)}"
+                                f" (in {path}); give the same or another --out")
+    state["config"] = {**kept, **{k: v for k, v in given.items() if k not in ("start",)}}
+    return state
+
+
+def _save(out: Path, state: dict[str, Any]) -> None:
+    text = json.dumps(state, indent=1) + "\n"
+    write_atomically(out / STATE, lambda fh: fh.write(text), "w", encoding="utf-8")
+
+
+def run_generations(out: str | os.PathLike[str], cfg: LoopConfig, *, hours: float = 1.0,
+                    generations: int | None = None, workers: int = 1, backend: str = "local",
+                    log: Callable[[str], None] = print) -> LoopResult:
+    """Run generations into `out` until `hours` have passed (no new stage starts after
+    that), `generations` more are finished, or Ctrl-C; every finished generation is kept.
+
+    Raises:
+        SelfplayError: a bad setting, a directory of another run, or a failed stage.
+    """
+    from gallerist.ai.selfplay.netplay import model_for, run_netplay
+
+    outp = Path(out)
+    state = _open(outp, cfg, model_for(cfg.players, cfg.start))
+    end = time.monotonic() + hours * 3600.0
+    result = LoopResult(state=state)
+    while True:
+        if generations is not None and result.finished >= generations:
+            result.stopped = "generations"
+            break
+        if time.monotonic() >= end:
+            result.stopped = "hours"
+            break
+        if not _one_generation(outp, state, cfg, workers, backend, log, run_netplay):
+            result.stopped = "interrupted"
+            break
+        result.finished += 1
+        plot_ladder(state, outp / "generations.png")
+    return result
+
+
+def _one_generation(out: Path, state: dict[str, Any], cfg: LoopConfig, workers: int,
+                    backend: str, log: Callable[[str], None], run_netplay: Any) -> bool:
+    """Self-play, train, gate and maybe promote generation k; False on Ctrl-C (what is
+    done is kept: a later run picks it up)."""
+    k = len(state["generations"])
+    best = state["generations"][state["best"]]
+    games = out / "games" / f"gen-{k:03d}"
+    log(f"generation {k}: self-play of generation {best['generation']} ({cfg.games} games)")
+    run = run_netplay(players=cfg.players, games=cfg.games, out=games, model=best["model"],
+                      workers=workers, backend=backend, seed=cfg.seed + 1_000_000 * k,
+                      fast_iterations=cfg.fast_iterations, full_iterations=cfg.full_iterations,
+                      full_fraction=cfg.full_fraction)
+    if run.interrupted:
+        if run.error:
+            raise SelfplayError(f"self-play of generation {k}: {run.error}")
+        return False
+    window = [str(out / "games" / f"gen-{j:03d}") for j in range(max(1, k - cfg.window + 1), k + 1)]
+    candidate = out / "models" / f"gen-{k:03d}.npz"
+    if not candidate.exists():
+        log(f"generation {k}: training on {len(window)} generations' games")
+        options = {"players": cfg.players, "init": best["model"], "seed": k, "progress": False,
+                   **cfg.train}
+        with tempfile.TemporaryDirectory(dir=out) as tmp:
+            partial = os.path.join(tmp, candidate.name)
+            if not _train(window, partial, options):
+                return False
+            for src in Path(tmp).iterdir():
+                os.replace(src, candidate.parent / src.name)
+    log(f"generation {k}: gate against generation {best['generation']} ({cfg.gate_games} games)")
+    gate = _gate(str(candidate), best["model"], cfg, k, out / "gates" / f"gen-{k:03d}.jsonl",
+                 workers, backend)
+    if gate is None:
+        return False
+    state["games_played"] += run.games
+    promoted = gate["win_rate"] >= cfg.gate_threshold
+    row = {"generation": k, "model": str(candidate), "sha256": sha256_file(str(candidate)),
+           "parent": best["generation"], "selfplay_games": run.games,
+           "selfplay_seconds": round(run.seconds, 1), "trained_on": window, "gate": gate,
+           "promoted": promoted, "games_played": state["games_played"]}
+    if promoted:
+        row["elo"] = best["elo"] + gate["elo"]
+        row["elo_ci"] = [best["elo"] + gate["elo_ci"][0], best["elo"] + gate["elo_ci"][1]]
+        state["best"] = k
+    state["generations"].append(row)
+    _save(out, state)
+    log(f"generation {k}: won {100 * gate['win_rate']:.1f}% of {gate['games']} against "
+        f"generation {best['generation']} ({gate['elo']:+.0f} Elo) -> "
+        + ("promoted" if promoted else "not promoted"))
+    return True
+
+
+def plot_ladder(state: dict[str, Any], path: Path) -> None:
+    """The promoted generations' Elo (each gate's difference added to its parent's, with
+    the gate's 95% interval) against the self-play games played to make them."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [r for r in state["generations"] if r.get("promoted")]
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    xs = [r["games_played"] for r in rows]
+    ys = [r["elo"] for r in rows]
+    err = [[r["elo"] - r["elo_ci"][0] for r in rows], [r["elo_ci"][1] - r["elo"] for r in rows]]
+    ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3)
+    for r in rows:
+        ax.annotate(str(r["generation"]), (r["games_played"], r["elo"]), fontsize=7,
+                    xytext=(3, 3), textcoords="offset points")
+    rejected = [r for r in state["generations"] if not r.get("promoted")]
+    if rejected:
+        ax.scatter([r["games_played"] for r in rejected],
+                   [state["generations"][r["parent"]]["elo"] + r["gate"]["elo"] for r in rejected],
+                   marker="x", color="grey", label="not promoted (its gate)")
+        ax.legend(fontsize=8)
+    ax.axhline(0, color="grey", linewidth=0.8)
+    cfg = state["config"]
+    ax.set_xlabel("self-play games played")
+    ax.set_ylabel("Elo over generation 0 (95% interval of each gate)")
+    ax.set_title(f"Generations: {cfg['players']} players, gate {cfg['gate_games']} games at "
+                 f"{cfg['gate_iterations']} iterations", fontsize=9)
+    fig.tight_layout()
+    tmp = path.with_name(path.name + ".tmp.png")
+    fig.savefig(tmp, dpi=110)
+    plt.close(fig)
+    os.replace(tmp, path)

@@ -1,0 +1,101 @@
+"""The generation loop (`gallerist generations`): a generation is self-play, a candidate
+trained from the best, a seat-paired gate and a promotion; the state file keeps every
+finished generation and a later run goes on from it; bad settings are refused by name."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gallerist.ai.selfplay import generations as loop
+from gallerist.ai.selfplay.generations import LoopConfig, gate_spec, run_generations
+from gallerist.ai.selfplay.records import SelfplayError
+
+TINY = dict(games=10, gate_games=4, gate_iterations=8, fast_iterations=4, full_iterations=8)
+
+
+def _copy_trainer(data_dirs: list[str], out: str, options: dict[str, Any]) -> bool:
+    """A stand-in for training: the candidate is the model it starts from."""
+    shutil.copyfile(options["init"], out)
+    return True
+
+
+def test_generations_run_keep_their_state_and_continue(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two generations, then one more in a second run: each row has its self-play games,
+    the window it was trained on and its gate; the best is the last promoted; the games
+    played add up; the ladder's picture is written."""
+    monkeypatch.setattr(loop, "_train", _copy_trainer)
+    cfg = LoopConfig(**TINY, window=2, gate_threshold=0.0)   # every candidate promoted
+    first = run_generations(tmp_path, cfg, hours=1, generations=2, workers=1, log=lambda _: None)
+    assert (first.finished, first.stopped) == (2, "generations")
+    second = run_generations(tmp_path, cfg, hours=1, generations=1, workers=1, log=lambda _: None)
+    state = json.loads((tmp_path / "generations.json").read_text())
+    assert second.finished == 1 and len(state["generations"]) == 4
+    rows = state["generations"]
+    assert [r["generation"] for r in rows] == [0, 1, 2, 3]
+    assert state["best"] == 3 and all(r["promoted"] for r in rows)
+    assert rows[3]["trained_on"] == [str(tmp_path / "games" / f"gen-{j:03d}") for j in (2, 3)]
+    assert rows[3]["games_played"] == 3 * TINY["games"] == state["games_played"]
+    assert rows[2]["gate"]["games"] == TINY["gate_games"]
+    assert rows[3]["elo"] == pytest.approx(rows[2]["elo"] + rows[3]["gate"]["elo"])
+    assert (tmp_path / "generations.png").stat().st_size > 1000
+
+
+def test_a_candidate_below_the_gate_is_not_promoted(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a gate no candidate can pass, the best stays generation 0 and the next
+    generation's self-play is generation 0's."""
+    monkeypatch.setattr(loop, "_train", _copy_trainer)
+    cfg = LoopConfig(**TINY, gate_threshold=1.0)
+    run_generations(tmp_path, cfg, hours=1, generations=1, workers=1, log=lambda _: None)
+    state = json.loads((tmp_path / "generations.json").read_text())
+    row = state["generations"][1]
+    assert row["gate"]["win_rate"] < 1.0   # the same model on both sides: about half
+    assert not row["promoted"] and state["best"] == 0 and "elo" not in row
+
+
+def test_a_run_with_another_seed_is_refused(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A directory goes on only with the seed (and player count) it was started with."""
+    monkeypatch.setattr(loop, "_train", _copy_trainer)
+    run_generations(tmp_path, LoopConfig(**TINY), hours=1, generations=1, log=lambda _: None)
+    with pytest.raises(SelfplayError, match="--seed 5: this run was started with 0"):
+        run_generations(tmp_path, LoopConfig(**TINY, seed=5), hours=1, generations=1,
+                        log=lambda _: None)
+
+
+def test_the_gate_plays_a_policy_only_model_by_its_money_head() -> None:
+    """The packaged prior (no trained win head) plays its gate with margin_weight=1, which
+    the mcts bot accepts; a bot that needs the win head still refuses it."""
+    from gallerist import ai
+    from gallerist.ai.learn.model_file import auto_prior_files
+
+    prior = auto_prior_files()[2]
+    spec = gate_spec(prior, 8)
+    assert spec.endswith("margin_weight=1")
+    ai.make_bot(spec, seed=0)
+    with pytest.raises(Exception, match="win head was not trained"):
+        ai.make_bot(spec.removesuffix(",margin_weight=1"), seed=0)
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--gate", "1.5"], "--gate: 1.5 is not in (0, 1]"),
+    (["--hours", "-1"], "--hours: -1 hours"),
+    (["--train", "epochs"], "--train: 'epochs': expected KEY=VALUE"),
+    (["--train", "bogus=1"], "--train bogus: is not an option"),
+    (["--start", "missing.npz"], "--start missing.npz: no such file"),
+])
+def test_bad_settings_are_refused_naming_the_option(tmp_path: Path, argv: list[str],
+                                                    message: str) -> None:
+    """One line naming the option, exit 2, before anything runs."""
+    done = subprocess.run([sys.executable, "-m", "gallerist.server", "generations", "--out",
+                           str(tmp_path / "g"), *argv], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr and "Traceback" not in done.stderr
