@@ -21,6 +21,7 @@ Usage:
         [--out bench/data/selfplay_bench.json]
     python bench/selfplay_bench.py --compare [--games 8] [--net-games 100]
         [--fast-iterations 32 --full-iterations 200 --full-fraction 0.25] [--out FILE]
+    python bench/selfplay_bench.py --two-workers 200,100 [--games 8]
 """
 from __future__ import annotations
 
@@ -159,6 +160,35 @@ def timeline(spec: str, players: int, games: int, workers: int, seed: int) -> di
             "page_faults_per_game": sum(d["page_faults"] for d in done) / games}
 
 
+def two_workers(iterations: list[int], players: int, games: int, seed: int) -> list[dict]:
+    """The two-worker gain of rollout self-play at each budget: `measure_rollout` of
+    `games` games (shard written) and the `timeline` of 2 x `games` games, on 1 and 2
+    workers, with the share of the machine's CPU time stolen by the hypervisor."""
+    def stolen() -> tuple[int, int]:
+        with open("/proc/stat", encoding="ascii") as fh:
+            f = fh.readline().split()
+        return int(f[8]), sum(int(x) for x in f[1:9])
+
+    out = []
+    for it in iterations:
+        spec = f"mcts:iterations={it}"
+        for workers in (1, 2):
+            s0 = stolen()
+            row = measure_rollout(spec, players, games, workers, seed)
+            s1 = stolen()
+            row.update(spec=spec, steal=(s1[0] - s0[0]) / max(1, s1[1] - s0[1]))
+            t = timeline(spec, players, 2 * games, workers, seed)
+            t.update(spec=spec, load_average_1min=os.getloadavg()[0])
+            out += [row, t]
+            print(f"{spec} {workers} worker(s): {games} games {row['games'] / row['seconds']:.3f} "
+                  f"games/s (CPU {row['cpu_seconds_per_game']:.3f} s a game, steal "
+                  f"{row['steal']:.3f}); {2 * games} games {t['wall']:.2f} s, a game "
+                  f"{t['game_wall_mean']:.3f} s wall / {t['game_cpu_mean']:.3f} s CPU, idle "
+                  f"{t['start_idle']:.2f} s before and {t['tail_idle']:.2f} s after, load "
+                  f"{t['load_average_1min']:.2f}", flush=True)
+    return out
+
+
 def compare(args: argparse.Namespace) -> dict:
     """The --compare measurement: both kinds on 1 and 2 workers, then the parts."""
     budgets = {"fast_iterations": args.fast_iterations, "full_iterations": args.full_iterations,
@@ -214,7 +244,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fast-iterations", type=int, default=32)
     ap.add_argument("--full-iterations", type=int, default=200)
     ap.add_argument("--full-fraction", type=float, default=0.25)
+    ap.add_argument("--two-workers", metavar="ITERS", default="",
+                    help="rollout self-play's two-worker gain at these budgets, e.g. 100,200: "
+                         "--games games with their shard, then the timeline of twice as many")
     args = ap.parse_args(argv)
+    if args.two_workers:
+        rows = two_workers([int(x) for x in args.two_workers.split(",")], args.players,
+                           args.games, args.seed)
+        if args.out:
+            with open(args.out, "w", encoding="utf-8") as fh:
+                json.dump({"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                           "rows": rows}, fh, indent=1)
+        return 0
     if args.compare:
         if "--spec" not in (argv if argv is not None else __import__("sys").argv):
             args.spec = "mcts:iterations=200"
