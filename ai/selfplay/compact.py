@@ -127,19 +127,22 @@ def read_shard(path: str | Path) -> dict[str, np.ndarray]:
     return a
 
 
-def decode_targets(g: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """A game's targets dequantised, in real seat order: ``root_win`` (NaN without a win
+def decode_targets(g: dict[str, np.ndarray],
+                   steps: dict[str, Any] | None = None) -> dict[str, np.ndarray]:
+    """A game's targets dequantised with `steps` (a manifest's ``quantisation``; None:
+    this module's), in real seat order: ``root_win`` (NaN without a win
     head), ``root_money`` (T, 4), ``shares`` (T, num_actions: each kept move's visit share
     as stored) and ``policy`` (the same renormalised to sum to 1: the moves past the top
     TOP and the rounding take a little mass)."""
-    t = len(g["ply"])
-    win = (g["root_win"] * WIN_STEP if "root_win" in g
+    q = steps or quantisation()
+    t, top = len(g["ply"]), g["policy_action"].shape[1]
+    win = (g["root_win"] * q["win_step"] if "root_win" in g
            else np.full((t, SEATS), np.nan))
     policy = np.zeros((t, NUM_ACTIONS), np.float64)
-    np.add.at(policy, (np.repeat(np.arange(t), TOP), g["policy_action"].reshape(-1)),
-              g["policy_share"].reshape(-1) * SHARE_STEP)
+    np.add.at(policy, (np.repeat(np.arange(t), top), g["policy_action"].reshape(-1)),
+              g["policy_share"].reshape(-1) * q["share_step"])
     total = policy.sum(axis=1, keepdims=True)
-    return {"root_win": win, "root_money": g["root_money"] * MONEY_STEP, "shares": policy,
+    return {"root_win": win, "root_money": g["root_money"] * q["money_step"], "shares": policy,
             "policy": np.where(total > 0, policy / np.where(total > 0, total, 1), 0)}
 
 
@@ -177,10 +180,10 @@ def _rotate(values: np.ndarray, player: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def _game_rows(g: dict[str, np.ndarray], players: int, seed: int,
-               where: str) -> dict[str, np.ndarray]:
+def _game_rows(g: dict[str, np.ndarray], players: int, seed: int, where: str,
+               steps: dict[str, Any] | None) -> dict[str, np.ndarray]:
     """The training rows of one compact game (see `replay_rows`)."""
-    dec = decode_targets(g)
+    dec = decode_targets(g, steps)
     t = len(g["ply"])
     movers = np.zeros(t, np.int64)
     obs = np.zeros((t, engine.OBSERVATION_SIZE), np.float32)
@@ -215,17 +218,17 @@ def _game_rows(g: dict[str, np.ndarray], players: int, seed: int,
 
 
 def replay_rows(arrays: dict[str, np.ndarray], players: int, base_seed: int,
-                where: str) -> dict[str, np.ndarray]:
+                where: str, steps: dict[str, Any] | None = None) -> dict[str, np.ndarray]:
     """A compact shard as the training rows of ai/learn/data.py, one per full search:
     obs, policy, legal, num_players, game, final_money, win_share, root_win, root_money
     (seat columns own seat first) and playout_win (NaN), replaying each game from seed
-    `base_seed` + its number.
+    `base_seed` + its number; the targets dequantised with `steps` (`decode_targets`).
 
     Raises:
         SelfplayError: a game that does not replay, naming `where` and the game.
     """
     games = [_game_rows(g, players, base_seed + int(g["game"][0]),
-                        f"{where}: game {int(g['game'][0])}") for g in split_games(arrays)]
+                        f"{where}: game {int(g['game'][0])}", steps) for g in split_games(arrays)]
     if not games:
         raise SelfplayError(f"{where}: a shard without games")
     return {k: np.concatenate([g[k] for g in games]) for k in games[0]}
@@ -251,9 +254,12 @@ def read_directory(folder: str | Path) -> tuple[dict[str, Any], list[dict[str, n
         raise SelfplayError(f"{path}: format {manifest.get('format')!r} version "
                             f"{manifest.get('format_version')!r}, expected {FORMAT!r} version "
                             f"{FORMAT_VERSION}")
-    if manifest.get("quantisation") != quantisation():
-        raise SelfplayError(f"{path}: quantisation {manifest.get('quantisation')!r}, this "
-                            f"reader's is {quantisation()!r}")
+    steps = manifest.get("quantisation")
+    if not isinstance(steps, dict) or not all(
+            isinstance(steps.get(k), (int, float)) and steps[k] > 0
+            for k in ("win_step", "money_step", "share_step")):
+        raise SelfplayError(f"{path}: quantisation {steps!r}: expected positive win_step, "
+                            f"money_step and share_step")
     rows = []
     for shard in manifest.get("shards", []):
         file = folder / shard["file"]
@@ -263,5 +269,5 @@ def read_directory(folder: str | Path) -> tuple[dict[str, Any], list[dict[str, n
             raise SelfplayError(f"{file}: sha256 differs from the manifest's (the file is "
                                 f"corrupt or was changed after the run wrote it)")
         rows.append(replay_rows(read_shard(file), int(manifest["players"]),
-                                int(manifest["seed"]), str(file)))
+                                int(manifest["seed"]), str(file), steps))
     return manifest, rows
