@@ -118,10 +118,17 @@ def _gate(candidate: str, best: str, cfg: LoopConfig, k: int, records: Path, wor
             "records": str(records)}
 
 
-def _new_state(cfg: LoopConfig, start: str) -> dict[str, Any]:
+def _at(out: Path, path: str) -> str:
+    """A path of the state file (relative to the loop's directory, so that the directory
+    can move) as a path to open."""
+    return path if os.path.isabs(path) else str(out / path)
+
+
+def _new_state(cfg: LoopConfig, out: Path, start: str) -> dict[str, Any]:
     return {"format": FORMAT, "format_version": FORMAT_VERSION, "config": asdict(cfg),
             "best": 0, "games_played": 0,
-            "generations": [{"generation": 0, "model": start, "sha256": sha256_file(start),
+            "generations": [{"generation": 0, "model": start,
+                             "sha256": sha256_file(_at(out, start)),
                              "promoted": True, "elo": 0.0, "elo_ci": [0.0, 0.0],
                              "games_played": 0}]}
 
@@ -132,7 +139,7 @@ def _open(out: Path, cfg: LoopConfig, start: str) -> dict[str, Any]:
         out.mkdir(parents=True, exist_ok=True)
         (out / "models").mkdir(exist_ok=True)
         shutil.copyfile(start, out / "models" / "gen-000.npz")
-        state = _new_state(cfg, str(out / "models" / "gen-000.npz"))
+        state = _new_state(cfg, out, "models/gen-000.npz")
         _save(out, state)
         return state
     state = json.loads(path.read_text(encoding="utf-8"))
@@ -191,7 +198,8 @@ def _one_generation(out: Path, state: dict[str, Any], cfg: LoopConfig, workers: 
     best = state["generations"][state["best"]]
     games = out / "games" / f"gen-{k:03d}"
     log(f"generation {k}: self-play of generation {best['generation']} ({cfg.games} games)")
-    run = run_netplay(players=cfg.players, games=cfg.games, out=games, model=best["model"],
+    best_model = _at(out, best["model"])
+    run = run_netplay(players=cfg.players, games=cfg.games, out=games, model=best_model,
                       workers=workers, backend=backend, seed=cfg.seed + 1_000_000 * k,
                       fast_iterations=cfg.fast_iterations, full_iterations=cfg.full_iterations,
                       full_fraction=cfg.full_fraction)
@@ -199,26 +207,27 @@ def _one_generation(out: Path, state: dict[str, Any], cfg: LoopConfig, workers: 
         if run.error:
             raise SelfplayError(f"self-play of generation {k}: {run.error}")
         return False
-    window = [str(out / "games" / f"gen-{j:03d}") for j in range(max(1, k - cfg.window + 1), k + 1)]
+    window = [f"games/gen-{j:03d}" for j in range(max(1, k - cfg.window + 1), k + 1)]
     candidate = out / "models" / f"gen-{k:03d}.npz"
     if not candidate.exists():
         log(f"generation {k}: training on {len(window)} generations' games")
-        options = {"players": cfg.players, "init": best["model"], "seed": k, "progress": False,
+        options = {"players": cfg.players, "init": best_model, "seed": k, "progress": False,
                    **cfg.train}
         with tempfile.TemporaryDirectory(dir=out) as tmp:
             partial = os.path.join(tmp, candidate.name)
-            if not _train(window, partial, options):
+            if not _train([_at(out, w) for w in window], partial, options):
                 return False
             for src in Path(tmp).iterdir():
                 os.replace(src, candidate.parent / src.name)
     log(f"generation {k}: gate against generation {best['generation']} ({cfg.gate_games} games)")
-    gate = _gate(str(candidate), best["model"], cfg, k, out / "gates" / f"gen-{k:03d}.jsonl",
+    gate = _gate(str(candidate), best_model, cfg, k, out / "gates" / f"gen-{k:03d}.jsonl",
                  workers, backend)
     if gate is None:
         return False
     state["games_played"] += run.games
     promoted = gate["win_rate"] >= cfg.gate_threshold
-    row = {"generation": k, "model": str(candidate), "sha256": sha256_file(str(candidate)),
+    gate["records"] = f"gates/gen-{k:03d}.jsonl"
+    row = {"generation": k, "model": f"models/{candidate.name}", "sha256": sha256_file(candidate),
            "parent": best["generation"], "selfplay_games": run.games,
            "selfplay_seconds": round(run.seconds, 1), "trained_on": window, "gate": gate,
            "promoted": promoted, "games_played": state["games_played"]}

@@ -27,20 +27,24 @@ def _copy_trainer(data_dirs: list[str], out: str, options: dict[str, Any]) -> bo
 
 def test_generations_run_keep_their_state_and_continue(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two generations, then one more in a second run: each row has its self-play games,
-    the window it was trained on and its gate; the best is the last promoted; the games
-    played add up; the ladder's picture is written."""
+    """Two generations, then one more in a second run after the directory moved: each row
+    has its self-play games, the window it was trained on and its gate; the best is the
+    last promoted; the games played add up; the ladder's picture is written."""
     monkeypatch.setattr(loop, "_train", _copy_trainer)
     cfg = LoopConfig(**TINY, window=2, gate_threshold=0.0)   # every candidate promoted
-    first = run_generations(tmp_path, cfg, hours=1, generations=2, workers=1, log=lambda _: None)
+    first = run_generations(tmp_path / "a", cfg, hours=1, generations=2, workers=1,
+                            log=lambda _: None)
     assert (first.finished, first.stopped) == (2, "generations")
+    shutil.move(tmp_path / "a", tmp_path / "b")   # the directory moves: it goes on there
+    tmp_path = tmp_path / "b"
     second = run_generations(tmp_path, cfg, hours=1, generations=1, workers=1, log=lambda _: None)
     state = json.loads((tmp_path / "generations.json").read_text())
     assert second.finished == 1 and len(state["generations"]) == 4
     rows = state["generations"]
     assert [r["generation"] for r in rows] == [0, 1, 2, 3]
     assert state["best"] == 3 and all(r["promoted"] for r in rows)
-    assert rows[3]["trained_on"] == [str(tmp_path / "games" / f"gen-{j:03d}") for j in (2, 3)]
+    assert rows[3]["trained_on"] == [f"games/gen-{j:03d}" for j in (2, 3)]   # in the directory
+    assert rows[3]["model"] == "models/gen-003.npz" and (tmp_path / rows[3]["model"]).is_file()
     assert rows[3]["games_played"] == 3 * TINY["games"] == state["games_played"]
     assert rows[2]["gate"]["games"] == TINY["gate_games"]
     assert rows[3]["elo"] == pytest.approx(rows[2]["elo"] + rows[3]["gate"]["elo"])
