@@ -86,7 +86,9 @@ class MctsBot(BaseBot):
                refused="a request cannot name a model file (the server uses its own: "
                        "leave model out)"),
         Option("margin_weight", 0.25, "the reward's share from the money margin over the "
-               "best other player; the rest is the win share", low=0, high=1),
+               "best other player; the rest is the win share. At 1 the win share is never "
+               "read, so eval=model may then use a policy-only model (trained with "
+               "--win-weight 0, as the packaged priors) by its money head", low=0, high=1),
         Option("margin_scale", 20.0, "$ scale of the margin's reward: 0.5 + 0.5 "
                "tanh(margin / margin_scale)", above=0),
         Option("win_temperature", WIN_TEMPERATURE, "$ scale of the softmax from the "

@@ -66,8 +66,8 @@ def test_model_mcts_plays_solo_and_multiplayer_games(tiny, players):
 
 def test_model_mcts_analysis_is_reproducible_and_keeps_the_bot_contract(tiny):
     s = first_decision(3)
-    a = ai.make_bot(SPECS[0].format(tiny).replace("12", "400"), seed=2).analyze(s)
-    b = ai.make_bot(SPECS[0].format(tiny).replace("12", "400"), seed=2).analyze(s)
+    a = ai.make_bot(SPECS[0].format(tiny).replace("iterations=12", "iterations=400"), seed=2).analyze(s)
+    b = ai.make_bot(SPECS[0].format(tiny).replace("iterations=12", "iterations=400"), seed=2).analyze(s)
     assert [(m.action, m.visits, m.expected_money) for m in a.moves] == \
            [(m.action, m.visits, m.expected_money) for m in b.moves]
     assert sum(m.visits for m in a.moves) == 400 == a.iterations
