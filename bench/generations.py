@@ -29,7 +29,6 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
 import subprocess
@@ -42,6 +41,7 @@ from typing import Any, Callable
 from gallerist.ai.arena.tournament import read_records, resume_tournament, run_tournament
 from gallerist.ai.arena.ratings import ratings
 from gallerist.ai.selfplay.run import run_selfplay
+from gallerist.server.commands.options import key_value
 
 Trainer = Callable[..., dict]
 ModelSpec = Callable[[str, int], str]
@@ -207,17 +207,6 @@ def plot(results: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-def _train_option(text: str) -> tuple[str, Any]:
-    key, eq, value = text.partition("=")
-    if not eq or not key.strip():
-        raise argparse.ArgumentTypeError(f"--train {text!r}: expected KEY=VALUE")
-    try:
-        parsed: Any = ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        parsed = value
-    return key.strip(), parsed
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--generations", type=int, default=3, help="generations to train (default 3)")
@@ -228,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--backend", choices=("local", "ray"), default="local")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--train", type=_train_option, action="append", default=[], metavar="KEY=VALUE",
+    ap.add_argument("--train", type=key_value, action="append", default=[], metavar="KEY=VALUE",
                     help="an option of ai.learn.train.train (e.g. --train epochs=20 --train hidden=64,64)")
     ap.add_argument("--out", default="bench/data/generations", help="results (JSON, PNG)")
     ap.add_argument("--work", default="generations-work", help="records, models, arena games")

@@ -3,46 +3,19 @@ own search, for hours, resumable (the library is `ai.selfplay.generations`)."""
 from __future__ import annotations
 
 import argparse
-import ast
 import os
 import sys
 from typing import Any
 
 from gallerist.server.commands import CliError
-from gallerist.server.commands.options import add_command, int_range, worker_count
+from gallerist.server.commands.options import (add_command, float_range, int_range, key_value,
+                                               worker_count)
 
 __all__ = ["add", "run"]
 
 
-def _train_option(text: str) -> tuple[str, Any]:
-    key, eq, value = text.partition("=")
-    if not eq or not key.strip():
-        raise argparse.ArgumentTypeError(f"{text!r}: expected KEY=VALUE, e.g. epochs=20")
-    try:
-        parsed: Any = ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        parsed = value
-    return key.strip(), parsed
-
-
-def _share(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 < x <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text} is not in (0, 1]")
-    return x
-
-
-def _hours(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of hours") from None
-    if not 0.0 < x <= 24 * 365:
-        raise argparse.ArgumentTypeError(f"{text} hours: give a positive number")
-    return x
+_share = float_range(0.0, 1.0, above=True)
+_hours = float_range(0.0, 24 * 365, "hours", above=True)
 
 
 def add(sub: Any) -> None:
@@ -82,7 +55,7 @@ def add(sub: Any) -> None:
                    help="self-play's full searches, whose targets train (default 200)")
     p.add_argument("--full-fraction", type=_share, default=0.25, metavar="F",
                    help="share of decisions searched in full (default 0.25)")
-    p.add_argument("--train", type=_train_option, action="append", default=[],
+    p.add_argument("--train", type=key_value, action="append", default=[],
                    metavar="KEY=VALUE",
                    help="an option of gallerist train, e.g. --train epochs=20 --train "
                         "hidden=64,64 (default: its defaults, started from the best model)")

@@ -16,20 +16,13 @@ from typing import Any, Callable
 from gallerist.ai.words import counted
 from gallerist.server.commands import CliError
 from gallerist.server.commands.options import (MAX_GAMES, MAX_WORKERS, add_command, game_count,
-                                               int_range, worker_count)
+                                               float_range, int_range, worker_count)
 from gallerist.server.commands.selfplay import MAX_SELFPLAY_SEED
 
 __all__ = ["add", "run"]
 
 
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 <= value <= 1.0:   # also refuses nan
-        raise argparse.ArgumentTypeError(f"{text} is outside 0..1")
-    return value
+_fraction = float_range(0.0, 1.0)
 
 
 def add(sub: Any) -> None:

@@ -3,6 +3,7 @@ in this process."""
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -61,6 +62,36 @@ game_count = int_range(1, MAX_GAMES, f"a run plays at most {MAX_GAMES:,} games; 
                                      "in several runs with other seeds")
 #: A game's number in a records file: 0 or more.
 game_index = int_range(0, MAX_SEED)
+
+
+def float_range(low: float, high: float, unit: str = "", *,
+                above: bool = False) -> Callable[[str], float]:
+    """An argparse ``type``: a number in low..high (above: low itself excluded); `unit`
+    names it in messages ("hours")."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number"
+                                             + (f" of {unit}" if unit else "")) from None
+        if not (low < value <= high if above else low <= value <= high):   # refuses nan
+            span = f"({low:g}, {high:g}]" if above else f"{low:g}..{high:g}"
+            raise argparse.ArgumentTypeError(f"{text}{' ' + unit if unit else ''} is outside {span}")
+        return value
+    return parse
+
+
+def key_value(text: str) -> tuple[str, Any]:
+    """An argparse ``type``: KEY=VALUE, the value a Python literal when it reads as one
+    (``epochs=20``, ``hidden=64,64``), else the text."""
+    key, eq, value = text.partition("=")
+    if not eq or not key.strip():
+        raise argparse.ArgumentTypeError(f"{text!r}: expected KEY=VALUE, e.g. epochs=20")
+    try:
+        parsed: Any = ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        parsed = value
+    return key.strip(), parsed
 
 
 def seconds(text: str) -> float:
