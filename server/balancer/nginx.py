@@ -16,11 +16,12 @@ import signal
 import subprocess
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from gallerist.engine.errors import GalleristError
 
 __all__ = ["DEBIAN_PACKAGE", "NginxError", "NginxProcess", "die_with_parent", "find_nginx",
-           "nginx_config", "standalone_config"]
+           "nginx_config", "standalone_config", "wait_or_kill"]
 
 #: The Debian package whose nginx has the HTTP/2 and gRPC modules.
 DEBIAN_PACKAGE = "nginx"
@@ -207,9 +208,15 @@ class NginxProcess:
         """Graceful stop (SIGQUIT: calls in flight finish), SIGKILL after `grace` s."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGQUIT)
-            try:
-                self.proc.wait(timeout=grace)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
+            return wait_or_kill(self.proc, grace)
         return self.proc.returncode
+
+
+def wait_or_kill(proc: subprocess.Popen[Any], grace: float) -> int:
+    """`proc`'s exit status once it has exited, its process group killed (SIGKILL) when it
+    has not within `grace` seconds of being asked to stop."""
+    try:
+        return proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        return proc.wait()

@@ -3,7 +3,6 @@ passed on with a "replica N:" prefix, their health (``grpc.health.v1``) followed
 a replica that exits started again on its port."""
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess
@@ -15,7 +14,7 @@ from typing import IO, Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from gallerist.server.balancer.nginx import die_with_parent
+from gallerist.server.balancer.nginx import die_with_parent, wait_or_kill
 from gallerist.server.servicer import SERVICE_NAME
 
 __all__ = ["Replica"]
@@ -138,9 +137,4 @@ class Replica:
         if self.proc is None:
             return None
         self.terminate()
-        try:
-            self.proc.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
-        return self.proc.returncode
+        return wait_or_kill(self.proc, grace)
