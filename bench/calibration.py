@@ -23,10 +23,14 @@ Steps (each reads the previous one's file in --data; `all` runs them in order):
                -> calibration.json (--install: also copies it into the package,
                ai/calibration/calibration.json)
     report     figures on the held-out half -> report.json, reliability-*.png
+    model      one model's value search (mcts:eval=model): its maps, fitted on the
+               training half, beside the model (MODEL.calibration.json), and its
+               held-out figures (bench/calibration_model.py)
 
 Usage:
     python bench/calibration.py all [--quick] [--workers N] [--data DIR]
     python bench/calibration.py report --data bench/data/calibration
+    python bench/calibration.py model --model MODEL.npz [--players 2] [--time-ms 200]
 """
 from __future__ import annotations
 
@@ -235,15 +239,17 @@ def _evaluate_one(job: tuple[Position, tuple[str, ...]]) -> list[dict[str, Any]]
     return rows
 
 
-def evaluate(data: str, bots: tuple, workers: int) -> None:
-    """Every bot on every labelled position (all cores); their raw numbers."""
+def evaluate(data: str, bots: tuple, workers: int, path: str = "",
+             players: tuple[int, ...] = PLAYER_COUNTS) -> None:
+    """Every bot on every labelled position of `players` games (all cores); their raw
+    numbers, in `path` (default: evals.jsonl.gz in `data`)."""
     import multiprocessing
 
     games = read_games(data)
     labels = [label for label, _, _ in bots]
     wanted = {(label, n): setup(spec, budget, n) for label, spec, budget in bots
               for n in PLAYER_COUNTS}
-    path = os.path.join(data, "evals.jsonl.gz")
+    path = path or os.path.join(data, "evals.jsonl.gz")
     done = {}
     for r in (read_jsonl(path) if os.path.exists(path) else ()):
         if wanted.get((r["bot"], r["players"])) == r.get("setup"):   # computed as this run would: kept
@@ -251,6 +257,8 @@ def evaluate(data: str, bots: tuple, workers: int) -> None:
     rows: list[dict[str, Any]] = []
     todo = []
     for pos in positions(games):
+        if pos.players not in players:
+            continue
         key = (pos.players, pos.game, pos.ply)
         rows.extend(done[key + (label,)] for label in labels if key + (label,) in done)
         missing = tuple(label for label in labels if key + (label,) not in done)
@@ -292,25 +300,33 @@ def _sample(row: dict[str, Any], cal_turns: dict[int, float]) -> Sample:
                   final_win=tuple(row["final_win"]), game=row["game"])
 
 
-def fit_step(data: str, install: bool) -> Calibration:
-    """Fit every (kind, players) map on the training half; write calibration.json."""
-    rows = [r for r in read_jsonl(os.path.join(data, "evals.jsonl.gz"))
-            if not held_out(r["game"]) and r["bot"] not in SCORED_ONLY]
+def training_turns(data: str) -> tuple[dict[int, float], dict[int, int]]:
+    """Per player count: the mean length in turns of the training half's games, and how
+    many there are (final_turns.json, written by the evaluate step)."""
     with open(os.path.join(data, "final_turns.json"), encoding="utf-8") as fh:
         final_turns = json.load(fh)
     turns, games = {}, {}
     for n in PLAYER_COUNTS:
         lengths = [v for k, v in final_turns.items()
                    if int(k.split("/")[0]) == n and not held_out(int(k.split("/")[1]))]
-        turns[n], games[n] = sum(lengths) / len(lengths), len(lengths)
-    pooled = [n for n in PLAYER_COUNTS if n > 1 and games[n] < POOL_BELOW_GAMES]
+        if lengths:   # a player count with no games has no length (and no map)
+            turns[n], games[n] = sum(lengths) / len(lengths), len(lengths)
+    return turns, games
+
+
+def fit_step(data: str, install: bool) -> Calibration:
+    """Fit every (kind, players) map on the training half; write calibration.json."""
+    rows = [r for r in read_jsonl(os.path.join(data, "evals.jsonl.gz"))
+            if not held_out(r["game"]) and r["bot"] not in SCORED_ONLY]
+    turns, games = training_turns(data)
+    pooled = [n for n in PLAYER_COUNTS if n > 1 and games.get(n, 0) < POOL_BELOW_GAMES]
     samples: dict[tuple[str, int], list[Sample]] = {}
     for r in rows:
         samples.setdefault((r["kind"], r["players"]), []).append(_sample(r, turns))
     info = {"fitted_by": "bench/calibration.py fit", "selfplay_bot": SELFPLAY_BOT,
             "bots": sorted({r["bot"] for r in rows}), "training_positions": len(rows),
             "split": "even games train, odd games are held out",
-            "training_games": {str(n): games[n] for n in PLAYER_COUNTS},
+            "training_games": {str(n): games.get(n, 0) for n in PLAYER_COUNTS},
             "pooled_win_maps": pooled,
             "date": time.strftime("%Y-%m-%d")}
     cal = fit(samples, turns, info=info, pooled=pooled)
@@ -464,13 +480,24 @@ def plot_reliability(report: dict[str, Any], data: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("step", choices=("generate", "evaluate", "moves", "fit", "report", "all"))
+    ap.add_argument("step", choices=("generate", "evaluate", "moves", "fit", "report", "all",
+                                     "model"))
     ap.add_argument("--quick", action="store_true", help="a small run (a few games per player count)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: every core)")
     ap.add_argument("--install", action="store_true",
                     help="fit: also install the fitted maps as the package's calibration.json")
     ap.add_argument("--data", default=DEFAULT_DATA, help="folder of the step files (default: %(default)s)")
+    ap.add_argument("--model", help="model: the model file whose value search (mcts:eval=model) "
+                                    "gets maps, written beside it as MODEL.calibration.json")
+    ap.add_argument("--players", default="2", help="model: player counts to fit, comma-separated "
+                                                  "(default 2)")
+    ap.add_argument("--time-ms", type=float, default=200.0,
+                    help="model: the search's time a position (default 200, as the bots')")
     args = ap.parse_args(argv)
+    if args.step == "model":
+        from calibration_model import model_step
+
+        return model_step(args, sys.modules[__name__])
     os.makedirs(args.data, exist_ok=True)
     t0 = time.perf_counter()
     if args.step in ("generate", "all"):

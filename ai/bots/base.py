@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from gallerist import engine
 from gallerist.ai.search._rollout import playout_shares
-from gallerist.ai.calibration.maps import Calibration
+from gallerist.ai.calibration.maps import OWN_WIN_KINDS, Calibration
 from gallerist.ai.calibration.endgame import outcome_spread
 from gallerist.engine.actions import NOTATION, action_to_string, string_to_action
 from gallerist.engine.errors import GalleristError
@@ -278,6 +278,9 @@ class BaseBot:
     calibration_kind: str = "static"
     _calibrated: bool = True
     _calibration: Calibration | None = None
+    #: Maps of a kind the packaged file lacks, by player count (a model's own,
+    #: ai.calibration.model_maps), added to the default ones at first use.
+    _own_maps: dict[int, Any] | None = None
     #: Root playouts behind the calibrated numbers of a bot that ranks by the heuristic.
     playouts: int = 0
     #: Seed of those playouts (bots with a `seed` option set it).
@@ -319,7 +322,10 @@ class BaseBot:
         read at first use: a missing or corrupt file is a CalibrationError naming it
         (`gallerist serve` reads them when it starts)."""
         if self._calibrated and self._calibration is None:
-            self._calibration = Calibration.default()
+            cal = Calibration.default()
+            if self._own_maps:
+                cal = cal.with_maps(self.calibration_kind, self._own_maps)
+            self._calibration = cal
         return self._calibration if self._calibrated else None
 
     @calibration.setter
@@ -334,7 +340,7 @@ class BaseBot:
         """The raw win shares the win map takes for `move` (None: none): the move's own
         for kind "mcts", the position's root playouts (`analysis.playout_win`) for the
         others."""
-        if self.move_kind(move) == "mcts":
+        if self.move_kind(move) in OWN_WIN_KINDS:
             return move.win_probabilities or None
         return analysis.playout_win or None
 
@@ -370,7 +376,7 @@ class BaseBot:
                 spread = outcome_spread(after, player, self.seed)
                 if spread is not None:   # near the end: bounded by what is left
                     m.expected_money, win = cal.settle(
-                        m.expected_money, win, spread, raw_win if kind == "mcts" else None)
+                        m.expected_money, win, spread, raw_win if kind in OWN_WIN_KINDS else None)
             m.win_probabilities = list(win) if win else []
             m.win_probability = m.win_probabilities[player] if win else None
         return analysis

@@ -14,6 +14,7 @@ from gallerist.ai.search._mcts import MctsEngine
 from gallerist.ai.search._rollout import POLICIES, RolloutEvaluator
 from gallerist.ai.bots.base import MIN_SEARCH_MS, Analysis, BaseBot, Budget, MoveInfo, decision_player
 from gallerist.ai.bots.options import Option, Options
+from gallerist.ai.calibration.model_maps import KIND as MODEL_KIND, model_maps_for
 from gallerist.ai.learn.model_file import (
     auto_priors, check_model_eval, default_model_present, load_evaluator,
 )
@@ -100,16 +101,18 @@ class MctsBot(BaseBot):
         Option("reuse", True, "keep the tree between calls on the same game (the subtree "
                "of the new state, when it lies below the previous root)"),
         Option("max_nodes", 2_000_000, "nodes per tree", low=1000, limit="max_nodes"),
-        Option("calibrated", True, "report calibrated numbers (maps of kind mcts; false: "
-               "the raw means); eval=model and eval=mix have no map yet and need false"),
+        Option("calibrated", True, "report calibrated numbers (maps of kind mcts; with "
+               "eval=model the model's own, MODEL.calibration.json; false: the raw means); "
+               "eval=mix has no map yet and needs false"),
     )
 
     def __init__(self, evaluator: Evaluator | None = None, *, seed: int = 0,
                  **options: Any) -> None:
         o = self.OPTIONS.resolve(options)
         leaf, prior, rollout, model = o["eval"], o["prior"], o["rollout"], o["model"]
-        if leaf != "rollout":
-            check_model_eval("mcts", o["calibrated"], evaluator, option=f"eval={leaf}")
+        if leaf != "rollout":   # eval=model's maps are the model's own (below)
+            check_model_eval("mcts", o["calibrated"] and leaf == "mix", evaluator,
+                             option=f"eval={leaf}")
         self._use_calibration(o["calibrated"])
         self.seed = seed
         self.iterations, self.time_ms = o["iterations"], o["time_ms"]
@@ -120,6 +123,10 @@ class MctsBot(BaseBot):
         # policy-only model (win_weight 0) may then value positions with its money head
         values_win = leaf != "rollout" and o["margin_weight"] < 1.0
         network = load_evaluator(model, value=values_win) if wants else None
+        if leaf == "model":   # the network's estimates: maps of the model's own
+            self.calibration_kind = MODEL_KIND
+            if o["calibrated"]:
+                self._own_maps = model_maps_for(model)
         self.evaluator = self._leaf_value(evaluator, network, o)
         self.network = network
         # the network's value or rollout policy is in use (its prior: _priors)
@@ -278,8 +285,9 @@ class MctsBot(BaseBot):
             nodes=int(stats["nodes"]), elapsed_ms=elapsed, playout_win=shares))
 
     def move_kind(self, move: MoveInfo) -> str:
-        """"mcts" for a visited move; "static" for one the search never visited."""
-        return "mcts" if move.visits else "static"
+        """The search's kind ("mcts", or "model" for eval=model) for a visited move;
+        "static" for one the search never visited."""
+        return self.calibration_kind if move.visits else "static"
 
     def choose(self, state: engine.GameState) -> int:
         return self.analyze(state).best.action

@@ -27,6 +27,9 @@ WIN_DEFAULTS = {"q": 0.0}
 MONEY_PARAMS = ("alpha", "beta", "gamma", "delta")
 #: The kinds whose win shares are the position's (root playouts): they get a move scale.
 MOVE_KINDS = ("expectimax", "static")
+#: The kinds whose win shares are the searched move's own (MCTS's means): their win map
+#: takes them, and near the end the exact shares they settle to are theirs.
+OWN_WIN_KINDS = ("mcts", "model")
 ENV_VAR = "GALLERIST_CALIBRATION"
 PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "calibration.json")
 MIN_WIN_SHARE = 0.01
@@ -141,6 +144,13 @@ class Calibration:
                 "maps": maps, "moves": {k: {"scale": v} for k, v in sorted(self.move_scales.items())},
                 "info": self.info}
 
+    def with_maps(self, kind: str, maps: dict[int, SeatMap], source: str = "") -> "Calibration":
+        """A copy with the maps of `kind` (by player count) added, as a model's own
+        (ai.calibration.model_maps)."""
+        merged = {**self.maps, **{(kind, n): m for n, m in maps.items()}}
+        return Calibration(merged, self.turns, source=source or self.source, info=self.info,
+                           move_scales=self.move_scales)
+
     # ------------------------------------------------------------------ applying
 
     def stage(self, players: int, turn_number: int) -> float:
@@ -160,7 +170,11 @@ class Calibration:
         """The maps of one kind, player count, stage and mover, their coefficients
         computed once (a bot maps every move of one analysis with the same ones): the
         win map on `win_features`' inputs, and the money map."""
-        m = self.maps[(kind, players)]
+        m = self.maps.get((kind, players))
+        if m is None:
+            raise CalibrationError(f"calibration {self.source}: no map of kind {kind} for "
+                                   f"{players} player{'s' if players > 1 else ''}: add "
+                                   f"calibrated=false")
         alpha, beta, gamma, delta = m.money
         base, slope = alpha + gamma * t, beta + delta * t
         if m.win is None:

@@ -225,7 +225,9 @@ def test_the_packaged_default_is_used_when_no_path_is_given(monkeypatch, tmp_pat
 
 
 @pytest.mark.parametrize("spec,message", [
-    ("mcts:eval=model", "no calibration map yet: add calibrated=false"),
+    ("mcts:eval=model,margin_weight=1", "default.npz has no calibration maps "
+     r"\(default.calibration.json is missing\): fit them with 'python bench/calibration.py "
+     "model --model"),
     ("expectimax:eval=model", "no calibration map yet: add calibrated=false"),
     ("mcts:eval=neural", "eval must be 'rollout', 'model' or 'mix'"),
     ("mcts:eval=mix", "eval=mix has no calibration map yet: add calibrated=false"),
