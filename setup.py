@@ -24,6 +24,8 @@ COMPILED = (("engine", "gallerist.engine"), ("ai/search", "gallerist.ai.search")
 #: the top folders linked into the include tree, as (folder, package)
 LINKED = (("engine", "gallerist.engine"), ("ai", "gallerist.ai"))
 INCLUDE_TREE = os.path.join(HERE, "build", "cython")
+#: processes that translate and compile the extensions (one per core)
+JOBS = os.cpu_count() or 1
 
 
 def _include_tree() -> str:
@@ -64,6 +66,7 @@ def _extensions() -> list:
             ))
     return cythonize(
         exts,
+        nthreads=JOBS,
         include_path=[_include_tree()],
         compiler_directives=directives,
         annotate=os.environ.get("GALLERIST_CYTHON_ANNOTATE") == "1",
@@ -82,4 +85,4 @@ def _generate_sources() -> None:
 
 
 _generate_sources()
-setup(ext_modules=_extensions())
+setup(ext_modules=_extensions(), options={"build_ext": {"parallel": JOBS}})
