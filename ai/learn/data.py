@@ -187,11 +187,14 @@ def _netplay_spec(manifest: dict[str, object]) -> str | None:
             f"model_sha256={str(manifest.get('model_sha256'))[:8]}")
 
 
-def split_by_game(data: Dataset, val_fraction: float, seed: int) -> tuple[Dataset, Dataset]:
+def split_by_game(data: Dataset, val_fraction: float, seed: int, last_only: bool = False
+                  ) -> tuple[Dataset, Dataset]:
     """Split `data` into (train, validation) so that no game has rows in both.
 
     The games are shuffled with `seed` and ``ceil(val_fraction * games)`` of them (at least
-    one) go to validation.
+    one) go to validation; with `last_only`, drawn from the last directory's games alone
+    (as many as it has at most): a model trained on the earlier directories has not seen
+    them, so training on from it is judged on games new to it.
 
     Raises:
         SelfplayError: fewer than 2 games, or `val_fraction` outside (0, 1).
@@ -202,6 +205,13 @@ def split_by_game(data: Dataset, val_fraction: float, seed: int) -> tuple[Datase
     if len(groups) < 2:
         raise SelfplayError(f"{len(groups)} game in the data: a split by game needs at least 2")
     n_val = min(len(groups) - 1, max(1, math.ceil(val_fraction * len(groups))))
+    if last_only:   # the groups are numbered directory after directory
+        last = int(data.sources[-1]["games"])   # type: ignore[call-overload]
+        groups = groups[groups >= len(groups) - last]
+        n_val = min(n_val, len(groups))
+        if n_val < 1:
+            raise SelfplayError(f"{data.sources[-1]['dir']}: no games to hold out for "
+                                f"validation (val_games last)")
     order = np.random.default_rng(seed).permutation(groups)
     in_val = np.isin(data.arrays["group"], order[:n_val])
     return data.take(~in_val), data.take(in_val)

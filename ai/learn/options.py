@@ -12,7 +12,7 @@ from typing import Any
 
 from gallerist.engine.errors import GalleristError
 
-__all__ = ["DEFAULTS", "HEADS", "VALUE_TARGETS", "MAX_SEED", "TrainingError", "check_options",
+__all__ = ["DEFAULTS", "HEADS", "VALUE_TARGETS", "VAL_GAMES", "MAX_SEED", "TrainingError", "check_options",
            "parse_hidden",
            "side_paths"]
 
@@ -24,6 +24,7 @@ DEFAULTS: dict[str, Any] = {
     "lr": 1e-3,              # Adam's learning rate
     "seed": 0,               # initial weights, the split and the batch order
     "val_fraction": 0.1,     # share of the games held out for validation
+    "val_games": "all",      # where they are drawn from: VAL_GAMES
     "patience": 5,           # epochs without a better validation loss before stopping
     "players": None,         # keep only games with this many players (None: all)
     "money_scale": 100.0,    # money = money_scale * the money head's output
@@ -43,6 +44,10 @@ DEFAULTS: dict[str, Any] = {
 #: alone, mixed with the searching bot's root estimate (``root_win``/``root_money``), or
 #: its win share mixed with the playout labels (``playout_win``, `gallerist label`).
 VALUE_TARGETS = ("outcome", "search", "playouts")
+
+#: Where the validation games come from: every directory, or the last one only (games an
+#: ``init`` model trained on the earlier directories has not seen: the generation loop).
+VAL_GAMES = ("all", "last")
 
 #: The heads, in the order of `ai.learn.train.jax_forward`'s outputs and of the losses.
 HEADS = ("win", "money", "policy")
@@ -131,6 +136,9 @@ def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
     if o["value_target"] not in VALUE_TARGETS:
         raise TrainingError("value_target", f"{o['value_target']!r}: expected one of "
                                             f"{', '.join(VALUE_TARGETS)}")
+    if o["val_games"] not in VAL_GAMES:
+        raise TrainingError("val_games", f"{o['val_games']!r}: expected one of "
+                                         f"{', '.join(VAL_GAMES)}")
     if o["val_fraction"] >= 1:
         raise TrainingError("val_fraction", f"{o['val_fraction']!r}: expected a share in (0, 1)")
     if o["players"] is not None and o["players"] not in (1, 2, 3, 4):

@@ -387,7 +387,7 @@ def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> d
     Args:
         data_dirs: directories written by ``gallerist selfplay``.
         out: the model file to write (``.npz``).
-        **options: any of `DEFAULTS` (hidden, epochs, batch, lr, seed, val_fraction,
+        **options: any of `DEFAULTS` (hidden, epochs, batch, lr, seed, val_fraction, val_games,
             patience, players, money_scale, win_weight, money_weight, weight_decay, search_weight,
             value_target, policy_temperature, linear_value, progress).
 
@@ -405,7 +405,8 @@ def train(data_dirs: Sequence[str | Path], out: str | Path, **options: Any) -> d
     data = load_records(data_dirs, o["players"])
     check_layout(data)
     check_value_source(data, o["value_target"])
-    train_set, val_set = split_by_game(data, o["val_fraction"], o["seed"])
+    train_set, val_set = split_by_game(data, o["val_fraction"], o["seed"],
+                                       last_only=o["val_games"] == "last")
     data.arrays = {}   # the two parts hold copies of every row: half the memory from here
     for part in (train_set, val_set):
         value_targets(part, o["search_weight"], o["value_target"])

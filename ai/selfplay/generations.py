@@ -211,8 +211,9 @@ def _one_generation(out: Path, state: dict[str, Any], cfg: LoopConfig, workers: 
     candidate = out / "models" / f"gen-{k:03d}.npz"
     if not candidate.exists():
         log(f"generation {k}: training on {len(window)} generations' games")
+        # judged on the newest games only: the best model trained on the older ones
         options = {"players": cfg.players, "init": best_model, "seed": k, "progress": False,
-                   **cfg.train}
+                   "val_games": "last", **cfg.train}
         with tempfile.TemporaryDirectory(dir=out) as tmp:
             partial = os.path.join(tmp, candidate.name)
             if not _train([_at(out, w) for w in window], partial, options):
@@ -269,7 +270,10 @@ def plot_ladder(state: dict[str, Any], path: Path) -> None:
     cfg = state["config"]
     ax.set_xlabel("self-play games played")
     ax.set_ylabel("Elo over generation 0 (95% interval of each gate)")
-    ax.set_title(f"Generations: {cfg['players']} players, gate {cfg['gate_games']} games at "
+    sizes = sorted({r["gate"]["games"] for r in state["generations"] if r.get("gate")})
+    games = (f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]}-{sizes[-1]}") if sizes \
+        else f"{cfg['gate_games']}"
+    ax.set_title(f"Generations: {cfg['players']} players, gates of {games} games at "
                  f"{cfg['gate_iterations']} iterations", fontsize=9)
     fig.tight_layout()
     tmp = path.with_name(path.name + ".tmp.png")

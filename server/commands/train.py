@@ -6,8 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from gallerist.ai.learn.options import (DEFAULTS, VALUE_TARGETS, TrainingError, check_options,
-                                        side_paths)
+from gallerist.ai.learn.options import (DEFAULTS, VAL_GAMES, VALUE_TARGETS, TrainingError,
+                                        check_options, side_paths)
 from gallerist.server.commands import CliError
 from gallerist.ai.words import counted
 from gallerist.server.commands.options import add_command, check_output_path
@@ -43,6 +43,9 @@ def add(sub: Any) -> None:
                    help=f"seed of the weights, the split and the batch order (default {d['seed']})")
     p.add_argument("--val-fraction", type=float, default=d["val_fraction"], metavar="F",
                    help=f"share of the games held out for validation (default {d['val_fraction']:g})")
+    p.add_argument("--val-games", choices=VAL_GAMES, default=d["val_games"],
+                   help="draw the held-out games from every directory (all, the default) or "
+                        "from the last one only (last: games new to an --init model)")
     p.add_argument("--patience", type=int, default=d["patience"], metavar="K",
                    help=f"stop after K epochs without a better validation loss "
                         f"(default {d['patience']})")
@@ -107,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
     check_output_path(args.out, "--out")
     options = {"hidden": args.hidden, "epochs": args.epochs, "batch": args.batch,
                "lr": args.lr, "seed": args.seed, "val_fraction": args.val_fraction,
+               "val_games": args.val_games,
                "patience": args.patience, "players": args.players,
                "money_scale": args.money_scale, "win_weight": args.win_weight,
                "money_weight": args.money_weight,

@@ -191,6 +191,26 @@ def test_games_of_different_directories_are_different_games(tmp_path):
         assert not set(train.arrays["group"]) & set(val.arrays["group"])
 
 
+def test_val_games_last_holds_out_only_the_last_directorys_games(tmp_path):
+    """val_games=last: the held-out games all come from the last directory (new to a
+    model trained on the others), as many as val_fraction asks of all the games, at most
+    that directory's; an unknown choice is refused by name."""
+    a = write_records(tmp_path / "a", games=6, seed=1)
+    b = write_records(tmp_path / "b", games=4, seed=2)
+    data = load_records([a, b])
+    last = set(range(6, 10))   # the groups are numbered directory after directory
+    for seed in range(4):
+        train, val = split_by_game(data, 0.2, seed, last_only=True)
+        held = set(val.arrays["group"].tolist())
+        assert held <= last and len(held) == 2
+        assert not held & set(train.arrays["group"].tolist())
+        assert len(train) + len(val) == len(data)
+    _, val = split_by_game(data, 0.9, 0, last_only=True)
+    assert set(val.arrays["group"].tolist()) == last
+    with pytest.raises(tr.TrainingError, match="val_games 'newest': expected one of all, last"):
+        tr.train([a, b], tmp_path / "m.npz", **{**TINY, "val_games": "newest"})
+
+
 def test_same_seed_same_weights(records, tmp_path, trained):
     """Training twice with the same seed writes the same weights; another seed others;
     --weight-decay shrinks them."""
