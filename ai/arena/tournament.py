@@ -148,10 +148,23 @@ def run_local(games: Sequence[GameSpec], workers: int,
         yield from pool.imap_unordered(play, games, chunksize=size)
         pool.close()
     except BaseException:
-        pool.terminate()
+        _stop_at_once(pool)
         raise
-    finally:
-        pool.join()
+    pool.join()
+
+
+def _stop_at_once(pool: Any) -> None:
+    """Stop a process pool now: no new workers, the workers killed, nothing left to run at
+    exit. Not Pool.terminate(): it first takes the task queue's lock, which an idle worker
+    holds while it waits for a task, so it can wait forever once no task comes."""
+    from multiprocessing.pool import TERMINATE
+
+    pool._worker_handler._state = TERMINATE   # the pool starts no worker in place of these
+    for proc in list(pool._pool):
+        proc.kill()
+    for proc in list(pool._pool):
+        proc.join(5)
+    pool._terminate.cancel()   # its own clean-up would take that lock too
 
 
 def run_ray(games: Sequence[GameSpec], workers: int, address: str | None,

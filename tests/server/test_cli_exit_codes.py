@@ -5,6 +5,7 @@ the problem in words."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -127,10 +128,13 @@ def _stop_midway(argv: list[str], cwd: Path, started: Callable[[], bool],
         out, err = proc.communicate(timeout=30)
         return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), \
             time.monotonic() - t0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+    finally:   # the command and any process it left (its session's group): never a hang
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        if proc.returncode is None:
+            proc.communicate(timeout=30)
 
 
 def _lines(path: Path) -> int:
