@@ -25,6 +25,9 @@ from gallerist.ai.selfplay.records import SelfplayError, sha256_file
 __all__ = ["FORMAT", "LoopConfig", "LoopResult", "gate_spec", "run_generations", "plot_ladder"]
 
 FORMAT, FORMAT_VERSION = "gallerist-generations", 1
+#: The learning rate a candidate is trained on at from the best model's weights
+#: (`--train lr=...` another).
+FINE_TUNING_LR = 3e-4
 STATE = "generations.json"
 
 #: How a candidate is trained: `ai.learn.train.train` in a child interpreter (JAX starts
@@ -42,10 +45,10 @@ class LoopConfig:
     """A run's settings (kept in the state file; a later run must give the same)."""
 
     players: int = 2
-    games: int = 400               # self-play games a generation
+    games: int = 6000              # self-play games a generation
     window: int = 3                # generations whose games train a candidate
-    gate_games: int = 100          # seat-paired games of a gate
-    gate_threshold: float = 0.55   # the candidate's share of wins that promotes it
+    gate_games: int = 800          # seat-paired games of a gate (95% interval about +-3.5%)
+    gate_threshold: float = 0.53   # the candidate's share of wins that promotes it
     gate_iterations: int = 200     # each side's search in the gate, iterations a decision
     fast_iterations: int = 32
     full_iterations: int = 200
@@ -211,9 +214,10 @@ def _one_generation(out: Path, state: dict[str, Any], cfg: LoopConfig, workers: 
     candidate = out / "models" / f"gen-{k:03d}.npz"
     if not candidate.exists():
         log(f"generation {k}: training on {len(window)} generations' games")
-        # judged on the newest games only: the best model trained on the older ones
+        # trained on from the best at a fine-tuning rate, judged on the newest games only
+        # (the best was trained on the older ones)
         options = {"players": cfg.players, "init": best_model, "seed": k, "progress": False,
-                   "val_games": "last", **cfg.train}
+                   "val_games": "last", "lr": FINE_TUNING_LR, **cfg.train}
         with tempfile.TemporaryDirectory(dir=out) as tmp:
             partial = os.path.join(tmp, candidate.name)
             if not _train([_at(out, w) for w in window], partial, options):

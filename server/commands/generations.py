@@ -39,14 +39,14 @@ def add(sub: Any) -> None:
                    help="1 (solo), 2 or 3: the player counts with a packaged model (default 2)")
     p.add_argument("--start", default="", metavar="MODEL.npz",
                    help="generation 0's model (default: the packaged one for --players)")
-    p.add_argument("--games", type=int_range(10, 1_000_000), default=400, metavar="G",
-                   help="self-play games a generation (default 400)")
+    p.add_argument("--games", type=int_range(10, 1_000_000), default=6000, metavar="G",
+                   help="self-play games a generation (default 6000)")
     p.add_argument("--window", type=int_range(1, 1000), default=3, metavar="W",
                    help="generations whose games train a candidate (default 3)")
-    p.add_argument("--gate-games", type=int_range(2, 100_000), default=100, metavar="G",
-                   help="seat-paired games of a gate (default 100)")
-    p.add_argument("--gate", type=_share, default=0.55, metavar="SHARE",
-                   help="the candidate's share of the gate's wins that promotes it (default 0.55)")
+    p.add_argument("--gate-games", type=int_range(2, 100_000), default=800, metavar="G",
+                   help="seat-paired games of a gate (default 800)")
+    p.add_argument("--gate", type=_share, default=0.53, metavar="SHARE",
+                   help="the candidate's share of the gate's wins that promotes it (default 0.53)")
     p.add_argument("--gate-iterations", type=int_range(1, 100_000), default=200, metavar="N",
                    help="each side's search in the gate, iterations a decision (default 200)")
     p.add_argument("--fast-iterations", type=int_range(1, 100_000), default=32, metavar="N",
@@ -58,7 +58,8 @@ def add(sub: Any) -> None:
     p.add_argument("--train", type=key_value, action="append", default=[],
                    metavar="KEY=VALUE",
                    help="an option of gallerist train, e.g. --train epochs=20 --train "
-                        "hidden=64,64 (default: its defaults, started from the best model)")
+                        "hidden=64,64 (default: its defaults, started from the best model at "
+                        "lr 0.0003, held-out games from the newest generation)")
     p.add_argument("--workers", type=worker_count, default=os.cpu_count() or 1, metavar="W",
                    help="parallel games (default: the cores)")
     p.add_argument("--backend", choices=("local", "ray"), default="local")
