@@ -338,8 +338,8 @@ class BaseBot:
 
     def win_input(self, analysis: Analysis, move: MoveInfo) -> list[float] | None:
         """The raw win shares the win map takes for `move` (None: none): the move's own
-        for kind "mcts", the position's root playouts (`analysis.playout_win`) for the
-        others."""
+        for the kinds of a search's means ("mcts", "model": OWN_WIN_KINDS), the position's
+        root playouts (`analysis.playout_win`) for the others."""
         if self.move_kind(move) in OWN_WIN_KINDS:
             return move.win_probabilities or None
         return analysis.playout_win or None
