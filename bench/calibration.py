@@ -23,14 +23,15 @@ Steps (each reads the previous one's file in --data; `all` runs them in order):
                -> calibration.json (--install: also copies it into the package,
                ai/calibration/calibration.json)
     report     figures on the held-out half -> report.json, reliability-*.png
-    model      one model's value search (mcts:eval=model): its maps, fitted on the
-               training half, beside the model (MODEL.calibration.json), and its
-               held-out figures (bench/calibration_model.py)
+    model      one model's value search (mcts:eval=model; --eval mix: its mixed leaf):
+               its maps, fitted on the training half, beside the model
+               (MODEL.calibration.json), and its held-out figures
+               (bench/calibration_model.py)
 
 Usage:
     python bench/calibration.py all [--quick] [--workers N] [--data DIR]
     python bench/calibration.py report --data bench/data/calibration
-    python bench/calibration.py model --model MODEL.npz [--players 2] [--time-ms 200]
+    python bench/calibration.py model --model MODEL.npz [--eval mix] [--players 2] [--time-ms 200]
 """
 from __future__ import annotations
 
@@ -232,8 +233,9 @@ def _evaluate_one(job: tuple[Position, tuple[str, ...]]) -> list[dict[str, Any]]
         a = bot.analyze(state, budget)
         best = a.moves[0]
         rows.append({"players": pos.players, "game": pos.game, "ply": pos.ply, "mover": pos.mover,
-                     "turn": state.turn_number, "bot": label, "kind": bot.move_kind(best),
-                     "money": best.expected_money, "win": bot.win_input(a, best) or [],
+                     "turn": state.turn_number, "bot": label,
+                     "kind": bot.move_kind(best, pos.players), "money": best.expected_money,
+                     "win": bot.win_input(a, best, pos.players) or [],
                      "final_money": pos.money, "final_win": pos.win, "ms": a.elapsed_ms,
                      "iterations": a.iterations, "depth": a.depth, "setup": how})
     return rows
@@ -489,6 +491,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", default=DEFAULT_DATA, help="folder of the step files (default: %(default)s)")
     ap.add_argument("--model", help="model: the model file whose value search (mcts:eval=model) "
                                     "gets maps, written beside it as MODEL.calibration.json")
+    ap.add_argument("--eval", default="model", choices=("model", "mix"),
+                    help="model: the search whose maps are fitted: the network's value "
+                         "(model, the default) or half it and half a rollout (mix)")
     ap.add_argument("--players", default="2", help="model: player counts to fit, comma-separated "
                                                   "(default 2)")
     ap.add_argument("--time-ms", type=float, default=200.0,

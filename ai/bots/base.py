@@ -278,9 +278,9 @@ class BaseBot:
     calibration_kind: str = "static"
     _calibrated: bool = True
     _calibration: Calibration | None = None
-    #: Maps of a kind the packaged file lacks, by player count (a model's own,
+    #: Maps of kinds the packaged file lacks, {kind: {player count: map}} (a model's own,
     #: ai.calibration.model_maps), added to the default ones at first use.
-    _own_maps: dict[int, Any] | None = None
+    _own_maps: dict[str, dict[int, Any]] | None = None
     #: Root playouts behind the calibrated numbers of a bot that ranks by the heuristic.
     playouts: int = 0
     #: Seed of those playouts (bots with a `seed` option set it).
@@ -323,8 +323,8 @@ class BaseBot:
         (`gallerist serve` reads them when it starts)."""
         if self._calibrated and self._calibration is None:
             cal = Calibration.default()
-            if self._own_maps:
-                cal = cal.with_maps(self.calibration_kind, self._own_maps)
+            for kind, maps in (self._own_maps or {}).items():
+                cal = cal.with_maps(kind, maps)
             self._calibration = cal
         return self._calibration if self._calibrated else None
 
@@ -332,15 +332,16 @@ class BaseBot:
     def calibration(self, value: Calibration | None) -> None:
         self._calibration, self._calibrated = value, value is not None
 
-    def move_kind(self, move: MoveInfo) -> str:
-        """The kind of statistics behind one move's raw numbers."""
+    def move_kind(self, move: MoveInfo, num_players: int = 0) -> str:
+        """The kind of statistics behind one move's raw numbers in a `num_players` game."""
         return self.calibration_kind
 
-    def win_input(self, analysis: Analysis, move: MoveInfo) -> list[float] | None:
+    def win_input(self, analysis: Analysis, move: MoveInfo, num_players: int = 0
+                  ) -> list[float] | None:
         """The raw win shares the win map takes for `move` (None: none): the move's own
-        for the kinds of a search's means ("mcts", "model": OWN_WIN_KINDS), the position's
-        root playouts (`analysis.playout_win`) for the others."""
-        if self.move_kind(move) in OWN_WIN_KINDS:
+        for the kinds of a search's means ("mcts", "model", "mix": OWN_WIN_KINDS), the
+        position's root playouts (`analysis.playout_win`) for the others."""
+        if self.move_kind(move, num_players) in OWN_WIN_KINDS:
             return move.win_probabilities or None
         return analysis.playout_win or None
 
@@ -358,19 +359,19 @@ class BaseBot:
         maps = {}
         if cal is not None:
             t = cal.stage(n, state.turn_number)
-            maps = {kind: cal.mapper(kind, n, t, player) for kind in {self.move_kind(m)
+            maps = {kind: cal.mapper(kind, n, t, player) for kind in {self.move_kind(m, n)
                                                                     for m in analysis.moves}}
         ending = _ending_moves(state, analysis.moves) if maps else set()
         refs: dict[str, list[float]] = {}   # the raw money of the first move of each kind
         for m in analysis.moves:
-            refs.setdefault(self.move_kind(m), list(m.expected_money))
+            refs.setdefault(self.move_kind(m, n), list(m.expected_money))
         for m in analysis.moves:
             win = m.win_probabilities if n > 1 else None
             if maps and m.action not in ending:   # the end is known, not estimated
-                kind = self.move_kind(m)
+                kind = self.move_kind(m, n)
                 raw_win = win
                 m.expected_money, win = maps[kind](m.expected_money,
-                                                   self.win_input(analysis, m), refs[kind])
+                                                   self.win_input(analysis, m, n), refs[kind])
                 after = state.clone_position()
                 after.apply(m.action)
                 spread = outcome_spread(after, player, self.seed)

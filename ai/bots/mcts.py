@@ -16,7 +16,7 @@ from gallerist.ai.bots.base import MIN_SEARCH_MS, Analysis, BaseBot, Budget, Mov
 from gallerist.ai.bots.options import Option, Options
 from gallerist.ai.calibration.model_maps import KIND as MODEL_KIND, model_maps_for
 from gallerist.ai.learn.model_file import (
-    auto_priors, check_model_eval, default_model_present, load_evaluator,
+    auto_priors, auto_value_files, default_model_present, load_evaluator,
 )
 from gallerist.engine.actions import action_to_string
 
@@ -62,10 +62,12 @@ class MctsBot(BaseBot):
                "drawn from the policy, the rest uniformly (0: all)", low=0,
                needs=("rollout=model",)),
         Option("cutoff", 0, "rollout length in decisions before the leaf is evaluated "
-               "(0: to the end of the game)", low=0, applies="eval=rollout or eval=mix"),
+               "(0: to the end of the game)", low=0, applies="eval=rollout, mix or auto"),
         Option("eval", "rollout", "the leaf value: a rollout, the network's money and "
-               "win-share heads, or model_weight x the network + the rest x a rollout "
-               "(AlphaGo's mixed value)", choices=("rollout", "model", "mix")),
+               "win-share heads, model_weight x the network + the rest x a rollout "
+               "(AlphaGo's mixed value), or auto: mix at the player counts of a value "
+               "network (ai/models/value/, or model when it has a value), its policy then "
+               "prior=auto's, a rollout elsewhere", choices=("rollout", "model", "mix", "auto")),
         Option("rollout_steps", 0, "rollout decisions before asking the network (0: at "
                "the leaf itself)", low=0, needs=("eval=model",)),
         Option("prior", "none", "selection: UCT (none), PUCT with the network's policy "
@@ -73,7 +75,8 @@ class MctsBot(BaseBot):
                "elsewhere (auto: without model, each packaged model at its own counts)",
                choices=("none", "model", "auto")),
         Option("model_weight", 0.5, "the network's share of eval=mix's leaf value",
-               low=0, high=1, says="in [0, 1]", needs=("eval=mix",)),
+               low=0, high=1, says="in [0, 1]",
+               needs=("eval=mix", "eval=auto")),
         Option("c_puct", 1.5, "PUCT's constant: Q + c_puct * P * sqrt(N) / (1 + n)", low=0,
                applies="prior=model or prior=auto"),
         Option("fpu_reduction", 0.0, "first-play urgency: an unvisited move is worth its "
@@ -83,7 +86,8 @@ class MctsBot(BaseBot):
         Option("model", "", "the model file (\"\": $GALLERIST_MODEL, else the packaged "
                "ai/models/default.npz; prior=auto then falls back to UCT), read and "
                "checked when the bot is made", says="a model file",
-               needs=("eval=model", "eval=mix", "prior=model", "prior=auto", "rollout=model"),
+               needs=("eval=model", "eval=mix", "eval=auto", "prior=model", "prior=auto",
+                      "rollout=model"),
                refused="a request cannot name a model file (the server uses its own: "
                        "leave model out)"),
         Option("margin_weight", 0.25, "the reward's share from the money margin over the "
@@ -94,7 +98,7 @@ class MctsBot(BaseBot):
                "tanh(margin / margin_scale)", above=0),
         Option("win_temperature", WIN_TEMPERATURE, "$ scale of the softmax from the "
                "estimated money to win shares at a cut-off", above=0,
-               applies="eval=rollout or eval=mix"),
+               applies="eval=rollout, mix or auto"),
         Option("solo_reference", 150.0, "solo reward: 0.5 + 0.5 tanh((money - "
                "solo_reference) / solo_scale), in $"),
         Option("solo_scale", 50.0, "$ scale of the solo reward", above=0),
@@ -102,55 +106,89 @@ class MctsBot(BaseBot):
                "of the new state, when it lies below the previous root)"),
         Option("max_nodes", 2_000_000, "nodes per tree", low=1000, limit="max_nodes"),
         Option("calibrated", True, "report calibrated numbers (maps of kind mcts; with "
-               "eval=model the model's own, MODEL.calibration.json; false: the raw means); "
-               "eval=mix has no map yet and needs false"),
+               "eval=model or eval=mix the model's own, MODEL.calibration.json; false: the "
+               "raw means)"),
     )
 
     def __init__(self, evaluator: Evaluator | None = None, *, seed: int = 0,
                  **options: Any) -> None:
         o = self.OPTIONS.resolve(options)
         leaf, prior, rollout, model = o["eval"], o["prior"], o["rollout"], o["model"]
-        if leaf != "rollout":   # eval=model's maps are the model's own (below)
-            check_model_eval("mcts", o["calibrated"] and leaf == "mix", evaluator,
-                             option=f"eval={leaf}")
+        if leaf != "rollout" and evaluator is not None:
+            raise ValueError(f"mcts: pass either an evaluator or eval={leaf}, not both")
         self._use_calibration(o["calibrated"])
         self.seed = seed
         self.iterations, self.time_ms = o["iterations"], o["time_ms"]
         self.threads, self.reuse = o["threads"], o["reuse"]
-        wants = leaf != "rollout" or prior == "model" or rollout == "model" or (
+        # eval=auto: the mixed leaf with each player count's value network, a rollout elsewhere
+        values = auto_value_files(model) if leaf == "auto" else {}
+        wants = leaf in ("model", "mix") or prior == "model" or rollout == "model" or (
             prior == "auto" and (bool(model) or default_model_present()))
         # a reward all money margin (margin_weight=1) never reads the win head: a
         # policy-only model (win_weight 0) may then value positions with its money head
-        values_win = leaf != "rollout" and o["margin_weight"] < 1.0
+        values_win = leaf in ("model", "mix") and o["margin_weight"] < 1.0
         network = load_evaluator(model, value=values_win) if wants else None
-        if leaf == "model":   # the network's estimates: maps of the model's own
-            self.calibration_kind = MODEL_KIND
-            if o["calibrated"]:
-                self._own_maps = model_maps_for(model)
         self.evaluator = self._leaf_value(evaluator, network, o)
         self.network = network
         # the network's value or rollout policy is in use (its prior: _priors)
-        self._network_used = network is not None and (leaf != "rollout" or rollout == "model")
+        self._network_used = network is not None and (leaf in ("model", "mix")
+                                                      or rollout == "model")
         # the prior of each player count that searches by PUCT (none: UCT)
         self._priors: dict[int, Any] = {}
         if prior == "model":
             self._priors = dict.fromkeys(range(1, 5), network)   # solo to 4 players
         elif prior == "auto" and network is not None:
             self._priors = auto_priors(model)
-        # one engine per prior in use (None: UCT), keyed by the prior's id; trees grow
-        # only when searched
-        priors = {id(p): p for p in self._priors.values()}
-        if len(self._priors) < 4:
-            priors[id(None)] = None
+        # the leaf, its value network and its statistics' kind where they are not the
+        # bot's own (eval=auto), by player count
+        self._leaves: dict[int, Evaluator] = {}
+        self._values: dict[int, Any] = {}
+        self._kinds: dict[int, str] = {}
+        if leaf in ("model", "mix"):   # the network's estimates: maps of the model's own
+            self.calibration_kind = MODEL_KIND if leaf == "model" else "mix"
+            if o["calibrated"]:
+                self._own_maps = {self.calibration_kind: model_maps_for(model, self.calibration_kind)}
+        self._mix_by_count(values, o)
+        # one engine per (prior, leaf) in use (prior None: UCT), keyed by their ids;
+        # trees grow only when searched
+        setups = {(id(p), id(e)): (p, e) for p, e in
+                  (self._setup(n) for n in range(1, 5))}
         self._engines = {
-            key: MctsEngine(o["threads"], self.evaluator, c=o["c"], c_puct=o["c_puct"],
+            key: MctsEngine(o["threads"], e, c=o["c"], c_puct=o["c_puct"],
                             fpu_reduction=o["fpu_reduction"], prior=p, max_nodes=o["max_nodes"],
                             margin_weight=o["margin_weight"], margin_scale=o["margin_scale"],
                             solo_reference=o["solo_reference"], solo_scale=o["solo_scale"])
-            for key, p in priors.items()}
+            for key, (p, e) in setups.items()}
         self._calls = 0
         self._stop_requested = False
         self._lock = threading.Lock()
+
+    def _mix_by_count(self, values: Mapping[int, str], o: Mapping[str, Any]) -> None:
+        """eval=auto: at each player count of `values` ({n: value network file}) the
+        mixed leaf with that network, its policy as prior=auto's prior, and its maps of
+        kind "mix" (a count the file has no map for: the search's report says so)."""
+        mixes: dict[str, tuple[Any, Evaluator, dict[int, Any]]] = {}
+        for n, file in values.items():
+            if file not in mixes:
+                net = load_evaluator(file, value=o["margin_weight"] < 1.0)
+                mixes[file] = (net, MixEvaluator(net, self.evaluator, weight=o["model_weight"]),
+                               model_maps_for(file, "mix") if o["calibrated"] else {})
+            net, self._leaves[n], maps = mixes[file]
+            self._values[n], self._kinds[n] = net, "mix"
+            if o["prior"] == "auto":
+                self._priors[n] = net
+            if n in maps:
+                self._own_maps = self._own_maps or {}
+                self._own_maps.setdefault("mix", {})[n] = maps[n]
+
+    def _setup(self, num_players: int) -> tuple[Any, Evaluator]:
+        """(PUCT's prior or None, the leaf evaluator) of a `num_players` search."""
+        return (self._priors.get(num_players),
+                self._leaves.get(num_players, self.evaluator))
+
+    def leaf(self, num_players: int) -> Evaluator:
+        """The leaf estimate of a `num_players` search."""
+        return self._setup(num_players)[1]
 
     @staticmethod
     def _leaf_value(evaluator: Evaluator | None, network: Any, o: Mapping[str, Any]) -> Evaluator:
@@ -182,7 +220,8 @@ class MctsBot(BaseBot):
         """The C search (ai.search._mcts.MctsEngine) that searches a `num_players` game: the
         PUCT engine where the prior is used (`uses_prior`), else the UCT one (benchmarks
         drive it directly)."""
-        return self._engines[id(self._priors.get(num_players))]
+        prior, leaf = self._setup(num_players)
+        return self._engines[(id(prior), id(leaf))]
 
     def uses_prior(self, num_players: int) -> bool:
         """Whether a search of a `num_players` game selects by PUCT with the model's
@@ -197,7 +236,8 @@ class MctsBot(BaseBot):
     def model_files(self, num_players: int) -> list[str]:
         """The model files a `num_players` search reads: its prior's (PUCT), then its
         value's or rollout policy's when another, as paths."""
-        nets = [self.prior_network(num_players), self.network if self._network_used else None]
+        value = self._values.get(num_players, self.network if self._network_used else None)
+        nets = [self.prior_network(num_players), value]
         files = [net.model.source for net in nets if net is not None]
         return list(dict.fromkeys(files))
 
@@ -212,6 +252,8 @@ class MctsBot(BaseBot):
         out = dict(options, model=os.path.basename(files[0]) if files else "")
         if out["prior"] == "auto":
             out["prior"] = "model" if self.uses_prior(num_players) else "none"
+        if out.get("eval") == "auto":
+            out["eval"] = "mix" if num_players in self._values else "rollout"
         return out
 
     def analyze(self, state: engine.GameState, budget: "Budget | dict[str, Any] | None" = None,
@@ -234,7 +276,7 @@ class MctsBot(BaseBot):
         if iterations <= 0 and time_ms <= 0:
             iterations = self.FALLBACK_ITERATIONS
         legal = self.root_moves(state, moves)
-        eng = self.engine(state.num_players)
+        eng, leaf = self.engine(state.num_players), self.leaf(state.num_players)
         with self._lock:
             t0 = time.perf_counter()
             seed = (self.seed * 1_000_003 + self._calls) & 0xFFFFFFFFFFFFFFFF
@@ -274,8 +316,8 @@ class MctsBot(BaseBot):
                 if not m.expected_money:     # never visited: the static evaluation after it
                     after = state.clone_position()
                     after.apply(m.action)
-                    m.expected_money, m.win_probabilities = self.evaluator.static().values(after)
-        self.evaluator.check()   # a Python evaluator's error surfaces here
+                    m.expected_money, m.win_probabilities = leaf.static().values(after)
+        leaf.check()   # a Python evaluator's error surfaces here
         visited = [m for m in moves if m.visits]
         total = sum(m.visits for m in visited)
         shares = ([sum(m.visits * m.win_probabilities[i] for m in visited) / total
@@ -284,10 +326,13 @@ class MctsBot(BaseBot):
             player=player, bot=self.name, moves=moves, iterations=total,
             nodes=int(stats["nodes"]), elapsed_ms=elapsed, playout_win=shares))
 
-    def move_kind(self, move: MoveInfo) -> str:
-        """The search's kind ("mcts", or "model" for eval=model) for a visited move;
-        "static" for one the search never visited."""
-        return self.calibration_kind if move.visits else "static"
+    def move_kind(self, move: MoveInfo, num_players: int = 0) -> str:
+        """The search's kind for a visited move of a `num_players` search ("mcts"; "model"
+        for eval=model; "mix" for eval=mix, and for eval=auto where it mixes); "static"
+        for one the search never visited."""
+        if not move.visits:
+            return "static"
+        return self._kinds.get(num_players, self.calibration_kind)
 
     def choose(self, state: engine.GameState) -> int:
         return self.analyze(state).best.action

@@ -42,7 +42,7 @@ class Sample:
 #: the first two also bent (q, the square of the share's log).
 _INPUTS = {"win and money": (0, 1, 2, 3, 4), "win": (0, 1, 4), "money": (2, 3, 4),
            "win and money, bent": (0, 1, 2, 3, 4, 5), "win, bent": (0, 1, 4, 5)}
-CANDIDATES = {"mcts": _INPUTS, "expectimax": _INPUTS, "static": _INPUTS}
+CANDIDATES = dict.fromkeys(("mcts", "expectimax", "static", "model", "mix"), _INPUTS)
 
 
 def _design(kind: str, samples: Sequence[Sample]) -> tuple[np.ndarray, np.ndarray]:

@@ -29,7 +29,7 @@ MONEY_PARAMS = ("alpha", "beta", "gamma", "delta")
 MOVE_KINDS = ("expectimax", "static")
 #: The kinds whose win shares are the searched move's own (MCTS's means): their win map
 #: takes them, and near the end the exact shares they settle to are theirs.
-OWN_WIN_KINDS = ("mcts", "model")
+OWN_WIN_KINDS = ("mcts", "model", "mix")
 ENV_VAR = "GALLERIST_CALIBRATION"
 PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "calibration.json")
 MIN_WIN_SHARE = 0.01

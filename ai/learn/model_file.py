@@ -392,6 +392,43 @@ def auto_prior_files(path: str = "") -> dict[int, str]:
     return out
 
 
+def value_trained(model: "Model") -> bool:
+    """Whether a model's win head was trained (False: a policy-only PUCT prior, trained
+    with ``--win-weight 0``)."""
+    hyper = model.metadata.get("hyperparameters")
+    return not (isinstance(hyper, dict) and hyper.get("win_weight") == 0
+                and not hyper.get("linear_value"))
+
+
+def value_folder() -> str:
+    """The packaged value networks (eval=auto), `value/` beside PACKAGED: each values the
+    positions of the player counts it was trained on, with calibration maps beside it."""
+    return os.path.join(os.path.dirname(PACKAGED), "value")
+
+
+def auto_value_files(path: str = "") -> dict[int, str]:
+    """The value network of each player count under eval=auto: {n: file} at the counts a
+    model was trained on. With `path` or $GALLERIST_MODEL: that one model, when its win
+    head was trained (else none). Otherwise the packaged ones, the `.npz` files of
+    `value_folder()` in name order, each at the counts an earlier one does not cover."""
+    folder = value_folder()
+    if path or os.environ.get(ENV_VAR):
+        files = [model_path(path)]
+        if not value_trained(load_evaluator(files[0]).model):
+            return {}
+    elif not os.path.isdir(folder):
+        return {}
+    else:
+        files = [os.path.join(folder, name) for name in sorted(os.listdir(folder))
+                 if name.endswith(".npz")]
+    out: dict[int, str] = {}
+    for file in files:
+        counts = trained_player_counts(load_evaluator(file, value=True).model)
+        for n in sorted(counts or range(1, NUM_SEATS + 1)):
+            out.setdefault(n, file)
+    return out
+
+
 def auto_priors(path: str = "") -> dict[int, Any]:
     """`auto_prior_files` as {n: ai.search._model.ModelEvaluator} (one evaluator per file)."""
     return {n: load_evaluator(file) for n, file in auto_prior_files(path).items()}
@@ -409,9 +446,7 @@ def load_evaluator(path: str = "", *, value: bool = False) -> Any:
     except OSError:
         raise ModelFileError(f"model file {full} is missing") from None
     evaluator = _evaluator(full, st.st_mtime_ns, st.st_size)
-    hyper = evaluator.model.metadata.get("hyperparameters")
-    if value and isinstance(hyper, dict) and hyper.get("win_weight") == 0 \
-            and not hyper.get("linear_value"):
+    if value and not value_trained(evaluator.model):
         raise ModelFileError(f"model file {full}: its win head was not trained (win_weight 0: "
                              f"a policy for prior=model), so it cannot value positions")
     return evaluator

@@ -90,10 +90,13 @@ def test_maps_of_another_model_file_are_refused(tiny):
 
 
 @pytest.mark.parametrize("change,field", [
-    (lambda d: d["maps"]["2"]["win"].update(a1="x"), "maps.2.win.a1: must be a finite number"),
-    (lambda d: d["maps"].update({"5": d["maps"]["2"]}), "maps.5: is not a player count"),
+    (lambda d: d["maps"]["model"]["2"]["win"].update(a1="x"),
+     "maps.model.2.win.a1: must be a finite number"),
+    (lambda d: d["maps"]["model"].update({"5": d["maps"]["model"]["2"]}),
+     "maps.model.5: is not a player count"),
     (lambda d: d.update(format="other"), "format: must be"),
-    (lambda d: d["maps"]["2"].pop("money"), "maps.2.money: must be an object"),
+    (lambda d: d["maps"]["model"]["2"].pop("money"), "maps.model.2.money: must be an object"),
+    (lambda d: d.update(maps=[]), "maps: must map kinds"),
 ])
 def test_a_malformed_maps_file_names_the_field(tiny, change, field):
     write_model_maps(tiny, sha256_file(tiny), MAPS, {})
@@ -160,3 +163,69 @@ def test_the_bench_step_refuses_a_player_count_without_games(tiny, tmp_path):
                           timeout=300)
     assert done.returncode != 0
     assert "--players: no training games of 3 players" in done.stderr
+
+
+def test_a_file_keeps_each_kinds_maps_and_reads_the_first_form(tiny):
+    """Kinds "model" and "mix" live side by side in one file; a file of the first form
+    (maps of kind "model" only) still reads."""
+    sha = sha256_file(tiny)
+    write_model_maps(tiny, sha, MAPS, {"note": "value"})
+    write_model_maps(tiny, sha, {2: MAPS[2]}, {"note": "mix"}, "mix")
+    assert load_model_maps(tiny, sha) == MAPS
+    assert load_model_maps(tiny, sha, "mix") == {2: MAPS[2]}
+    data = json.loads(side_path(tiny).read_text())
+    assert data["info"] == {"model": {"note": "value"}, "mix": {"note": "mix"}}
+    first = {"format": "gallerist-model-calibration/1", "model_sha256": sha,
+             "maps": data["maps"]["model"], "info": {}}
+    side_path(tiny).write_text(json.dumps(first))
+    assert load_model_maps(tiny, sha) == MAPS
+    with pytest.raises(CalibrationError, match=r"no calibration maps of kind mix \(tiny."
+                       r"calibration.json holds model\): fit them with 'python bench/"
+                       r"calibration.py model --model .*tiny.npz --eval mix'"):
+        load_model_maps(tiny, sha, "mix")
+
+
+def test_maps_of_another_model_are_not_kept_when_a_kind_is_written(tiny):
+    write_model_maps(tiny, "0" * 64, MAPS, {})
+    write_model_maps(tiny, sha256_file(tiny), {2: MAPS[2]}, {}, "mix")
+    assert set(json.loads(side_path(tiny).read_text())["maps"]) == {"mix"}
+
+
+def test_a_calibrated_mixed_leaf_reports_through_the_models_mix_maps(tiny):
+    """eval=mix's calibrated numbers are the kind-"mix" maps applied to its raw numbers;
+    without them the bot names the command that fits them."""
+    spec = f"mcts:eval=mix,prior=model,iterations=60,reuse=false,model={tiny}"
+    with pytest.raises(CalibrationError, match="--eval mix"):
+        ai.make_bot(spec)
+    write_model_maps(tiny, sha256_file(tiny), MAPS, {}, "mix")
+    state = first_decision()
+    cooked = ai.make_bot(spec, seed=3).analyze(state)
+    raw = ai.make_bot(spec + ",calibrated=false", seed=3).analyze(state)
+    cal = Calibration.default().with_maps("mix", MAPS)
+    t = cal.stage(2, state.turn_number)
+    visited = [(c, r) for c, r in zip(cooked.moves, raw.moves) if r.visits]
+    assert len(visited) >= 2
+    for c, r in visited:
+        money, win = cal.calibrate("mix", 2, t, state.current_player, r.expected_money,
+                                   r.win_probabilities)
+        assert c.expected_money == pytest.approx(money)
+        assert c.win_probabilities == pytest.approx(win)
+    assert ai.make_bot(spec).move_kind(cooked.moves[0], 2) == "mix"
+
+
+def test_the_bench_step_fits_the_mixed_leaf_beside_the_value_maps(tiny, tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    _small_data(data, games_per_half=1)
+    write_model_maps(tiny, sha256_file(tiny), MAPS, {})
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "calibration.py"), "model",
+                           "--model", tiny, "--eval", "mix", "--data", str(data),
+                           "--time-ms", "5", "--workers", "1", "--quick"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert load_model_maps(tiny, sha256_file(tiny)) == MAPS      # the value's maps kept
+    assert set(load_model_maps(tiny, sha256_file(tiny), "mix")) == {2}
+    evals = [json.loads(line) for line in gzip.open(next(data.glob("evals-mix-*.jsonl.gz")), "rt")]
+    assert {r["kind"] for r in evals} == {"mix"}
+    report = json.loads(next(data.glob("report-mix-*.json")).read_text())
+    assert report["kind"] == "mix" and "mix 5 ms" in report["players"]["2"]["bots"]
