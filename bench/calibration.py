@@ -183,7 +183,9 @@ QUICK_BOTS = (("mcts 20 ms", "mcts:calibrated=false,reuse=false", Budget(time_ms
               ("default 20 ms", f"{DEFAULT_BOT},calibrated=false,reuse=false", Budget(time_ms=20)))
 #: Bots scored through the maps but not fitting them: the default bot (MCTS with the
 #: packaged model's prior where it was trained) reports MCTS's statistics, so the "mcts"
-#: maps, fitted on plain MCTS, are the ones it ships with; the report says how well they fit.
+#: maps, fitted on plain MCTS, are the ones it ships with, and where it mixes a value
+#: network into the leaf (eval=auto) that network's own "mix" maps (the `model` step
+#: fits them); the report says how well they fit.
 SCORED_ONLY = ("default 200 ms", "default 20 ms")
 
 _worker: dict[str, Any] = {}
@@ -211,12 +213,17 @@ def setup(spec: str, budget: Budget, players: int) -> str:
 
 @functools.lru_cache(maxsize=8)
 def _default_model_digest(players: int) -> str:
-    """The first 16 hex digits of the sha256 of the model file whose prior the default
-    bot takes at `players` (ai.learn.model_file.auto_prior_files), else of the default model
-    file; "none" without one."""
-    from gallerist.ai.learn.model_file import auto_prior_files, default_model_present, model_path
+    """The first 16 hex digits of the sha256 of the model file whose value (eval=auto)
+    or prior the default bot takes at `players` (ai.learn.model_file.auto_value_files,
+    auto_prior_files), else of the default model file; "none" without one."""
+    from gallerist.ai.learn.model_file import (
+        auto_prior_files, auto_value_files, default_model_present, model_path,
+    )
     from gallerist.ai.selfplay.records import sha256_file
 
+    values = auto_value_files() if "eval=auto" in DEFAULT_BOT else {}
+    if players in values:   # its policy is the prior there too
+        return sha256_file(values[players])[:16]
     if not default_model_present():
         return "none"
     return sha256_file(auto_prior_files().get(players, model_path("")))[:16]
@@ -382,9 +389,22 @@ def _metrics(sc: dict[str, np.ndarray], players: int, rounds: int) -> dict[str, 
     return out
 
 
+def with_default_bots_maps(cal: Calibration) -> Calibration:
+    """`cal` with the maps of the kinds only the default bot has (a value network's own,
+    kind "mix" where eval=auto mixes), as the default bot itself reports through them."""
+    own = make_bot(DEFAULT_BOT).calibration
+    kinds: dict[str, dict[int, Any]] = {}
+    for (kind, n), m in (own.maps.items() if own is not None else ()):
+        if (kind, n) not in cal.maps:
+            kinds.setdefault(kind, {})[n] = m
+    for kind, maps in kinds.items():
+        cal = cal.with_maps(kind, maps)
+    return cal
+
+
 def report_step(data: str, rounds: int) -> dict[str, Any]:
     """Every figure on the held-out half, raw and calibrated; reliability diagrams."""
-    cal = Calibration.load(os.path.join(data, "calibration.json"))
+    cal = with_default_bots_maps(Calibration.load(os.path.join(data, "calibration.json")))
     rows = [r for r in read_jsonl(os.path.join(data, "evals.jsonl.gz")) if held_out(r["game"])]
     labels = list(dict.fromkeys(r["bot"] for r in rows))
     report: dict[str, Any] = {"selfplay_bot": SELFPLAY_BOT, "calibration": cal.info, "players": {}}

@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 from calibration import (
     DEFAULT_DATA, SELFPLAY_BOT, Position, held_out, positions, read_games, read_jsonl,
-    write_jsonl, scored,
+    write_jsonl, scored, with_default_bots_maps,
 )
 from gallerist import engine
 from gallerist.ai.arena.tournament import bot_seed
@@ -97,7 +97,7 @@ def report(data: str, todo: list[Position], rows: list[dict[str, Any]]) -> dict[
     for r in rows:
         if (r["game"], r["ply"]) in soft:
             soft[(r["game"], r["ply"])].append(r["win"][movers[(r["game"], r["ply"])]])
-    cal = Calibration.load(os.path.join(data, "calibration.json"))
+    cal = with_default_bots_maps(Calibration.load(os.path.join(data, "calibration.json")))
     evals = [r for r in read_jsonl(os.path.join(data, "evals.jsonl.gz"))
              if r["players"] == 2 and (r["game"], r["ply"]) in soft]
     out: dict[str, Any] = {"positions": len(soft), "games": len({g for g, _ in soft}),

@@ -65,9 +65,9 @@ class MctsBot(BaseBot):
                "(0: to the end of the game)", low=0, applies="eval=rollout, mix or auto"),
         Option("eval", "rollout", "the leaf value: a rollout, the network's money and "
                "win-share heads, model_weight x the network + the rest x a rollout "
-               "(AlphaGo's mixed value), or auto: mix at the player counts of a value "
-               "network (ai/models/value/, or model when it has a value), its policy then "
-               "prior=auto's, a rollout elsewhere", choices=("rollout", "model", "mix", "auto")),
+               "(AlphaGo's mixed value), or auto: mix at the player counts of a packaged "
+               "value network (ai/models/value/; none when a model is named), its policy "
+               "then prior=auto's, a rollout elsewhere", choices=("rollout", "model", "mix", "auto")),
         Option("rollout_steps", 0, "rollout decisions before asking the network (0: at "
                "the leaf itself)", low=0, needs=("eval=model",)),
         Option("prior", "none", "selection: UCT (none), PUCT with the network's policy "

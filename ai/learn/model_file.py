@@ -407,22 +407,18 @@ def value_folder() -> str:
 
 
 def auto_value_files(path: str = "") -> dict[int, str]:
-    """The value network of each player count under eval=auto: {n: file} at the counts a
-    model was trained on. With `path` or $GALLERIST_MODEL: that one model, when its win
-    head was trained (else none). Otherwise the packaged ones, the `.npz` files of
-    `value_folder()` in name order, each at the counts an earlier one does not cover."""
+    """The value network of each player count under eval=auto: {n: file}, the packaged
+    ones (the `.npz` files of `value_folder()` in name order, each at the counts of its
+    training games that an earlier one does not cover). None when a model is named
+    (`path`, or $GALLERIST_MODEL): it replaces the packaged set, and eval=mix mixes it in."""
     folder = value_folder()
-    if path or os.environ.get(ENV_VAR):
-        files = [model_path(path)]
-        if not value_trained(load_evaluator(files[0]).model):
-            return {}
-    elif not os.path.isdir(folder):
+    if path or os.environ.get(ENV_VAR) or not os.path.isdir(folder):
         return {}
-    else:
-        files = [os.path.join(folder, name) for name in sorted(os.listdir(folder))
-                 if name.endswith(".npz")]
     out: dict[int, str] = {}
-    for file in files:
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".npz"):
+            continue
+        file = os.path.join(folder, name)
         counts = trained_player_counts(load_evaluator(file, value=True).model)
         for n in sorted(counts or range(1, NUM_SEATS + 1)):
             out.setdefault(n, file)

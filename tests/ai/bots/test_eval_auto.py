@@ -1,17 +1,20 @@
-"""mcts eval=auto: at the player counts a value network serves (the packaged ones in
-ai/models/value/, or the named model where its win head was trained) the leaf is the mixed
-value (eval=mix) with that network, whose policy prior=auto then takes as the prior and
-whose maps of kind "mix" calibrate the numbers; elsewhere the leaf is a rollout."""
+"""mcts eval=auto: at the player counts a packaged value network serves (ai/models/value/,
+each file at the counts it was trained on) the leaf is the mixed value (eval=mix) with
+that network, whose policy prior=auto then takes as the prior and whose maps of kind
+"mix" calibrate the numbers; elsewhere, and whenever a model is named, a rollout."""
 from __future__ import annotations
+
+import os
+import shutil
 
 import pytest
 
 from gallerist import ai, engine
 from gallerist.ai.bots.spec import resolved_spec
 from gallerist.ai.calibration.maps import CalibrationError, SeatMap
-from gallerist.ai.calibration.model_maps import write_model_maps
+from gallerist.ai.calibration.model_maps import side_path, write_model_maps
 from gallerist.ai.learn.model_file import (
-    ENV_VAR, auto_value_files, random_arrays, save_model, value_folder,
+    ENV_VAR, ModelFileError, auto_value_files, random_arrays, save_model, value_folder,
 )
 from gallerist.ai.selfplay.records import sha256_file
 
@@ -29,8 +32,15 @@ def _model(path, players, win_weight=1.0, maps=True):
 
 
 @pytest.fixture()
-def value2(tmp_path):
-    return _model(tmp_path / "v2.npz", 2)
+def package(monkeypatch, tmp_path):
+    """A package folder: a 2-player prior default.npz (policy only) and value/v2.npz, a
+    2-player value network with its mix maps."""
+    folder = tmp_path / "models"
+    (folder / "value").mkdir(parents=True)
+    prior = _model(folder / "default.npz", 2, win_weight=0, maps=False)
+    monkeypatch.setattr("gallerist.ai.learn.model_file.PACKAGED", prior)
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    return prior, _model(folder / "value" / "v2.npz", 2)
 
 
 def decision(players, seed=4):
@@ -45,70 +55,88 @@ def ranking(bot, state):
     return [(m.action, m.visits, m.expected_money, m.win_probabilities) for m in a.moves]
 
 
-def test_where_the_value_network_was_trained_eval_auto_is_the_mixed_leaf(value2):
-    """At 2 players (the model's): the very search of eval=mix,prior=model, numbers
-    through the mix maps; at 3: the search of prior=auto with a rollout leaf (UCT there)."""
-    auto = f"mcts:eval=auto,prior=auto,model={value2},iterations=200"
+def test_where_the_value_network_was_trained_eval_auto_is_the_mixed_leaf(package):
+    """At 2 players (the network's): the very search of eval=mix,prior=model with it,
+    numbers through its mix maps; at 3: the search of prior=auto (UCT there)."""
+    prior, value = package
+    auto = "mcts:eval=auto,prior=auto,iterations=200"
     s2, s3 = decision(2), decision(3)
     assert ranking(ai.make_bot(auto, seed=1), s2) == ranking(
-        ai.make_bot(f"mcts:eval=mix,prior=model,model={value2},iterations=200", seed=1), s2)
+        ai.make_bot(f"mcts:eval=mix,prior=model,model={value},iterations=200", seed=1), s2)
     assert ranking(ai.make_bot(auto, seed=1), s3) == ranking(
-        ai.make_bot(f"mcts:prior=auto,model={value2},iterations=200", seed=1), s3)
+        ai.make_bot("mcts:prior=auto,iterations=200", seed=1), s3)
     bot = ai.make_bot(auto)
     assert bot.move_kind(bot.analyze(s2).moves[0], 2) == "mix"
     assert bot.move_kind(bot.analyze(s3).moves[0], 3) == "mcts"
+    assert bot.prior_network(2).model.source == value and bot.network.model.source == prior
 
 
-def test_the_mixed_leaf_changes_the_search(value2):
+def test_the_mixed_leaf_changes_the_search(package):
     """The check above could not fail if eval=auto did nothing at 2 players."""
     s = decision(2)
-    auto = ai.make_bot(f"mcts:eval=auto,prior=auto,model={value2},iterations=200", seed=1)
-    rollout = ai.make_bot(f"mcts:prior=auto,model={value2},iterations=200", seed=1)
-    assert ranking(auto, s) != ranking(rollout, s)
+    assert ranking(ai.make_bot("mcts:eval=auto,prior=auto,iterations=200", seed=1), s) != \
+        ranking(ai.make_bot("mcts:prior=auto,iterations=200", seed=1), s)
 
 
-def test_the_resolved_spec_says_what_searched(value2):
-    spec = f"mcts:eval=auto,prior=auto,model={value2}"
+def test_the_resolved_spec_says_what_searched(package):
+    prior, value = package
+    spec = "mcts:eval=auto,prior=auto"
     bot = ai.make_bot(spec)
-    assert "eval=mix" in resolved_spec(spec, bot, 2) and "prior=model" in resolved_spec(spec, bot, 2)
-    assert "eval=rollout" in resolved_spec(spec, bot, 3) and "prior=none" in resolved_spec(spec, bot, 3)
-    assert bot.model_files(2) == [value2] and bot.model_files(3) == []
+    two, three = resolved_spec(spec, bot, 2), resolved_spec(spec, bot, 3)
+    assert "eval=mix" in two and "prior=model" in two and "model=v2.npz" in two
+    assert "eval=rollout" in three and "prior=none" in three
+    assert bot.model_files(2) == [value] and bot.model_files(3) == []
 
 
-def test_a_policy_only_model_gives_no_value(tmp_path):
-    """A model trained with --win-weight 0 is a prior only: eval=auto is a rollout."""
-    prior = _model(tmp_path / "p.npz", 2, win_weight=0, maps=False)
-    assert auto_value_files(prior) == {}
+def test_a_named_model_replaces_the_packaged_values(package, monkeypatch):
+    """model=PATH or $GALLERIST_MODEL: no packaged value (eval=mix mixes a named one in)."""
+    prior, value = package
+    assert auto_value_files() == {2: value}
+    assert auto_value_files(value) == {}
     s = decision(2)
-    assert ranking(ai.make_bot(f"mcts:eval=auto,prior=auto,model={prior},iterations=150",
+    assert ranking(ai.make_bot(f"mcts:eval=auto,prior=auto,model={value},iterations=150",
                                seed=2), s) == \
-        ranking(ai.make_bot(f"mcts:prior=auto,model={prior},iterations=150", seed=2), s)
+        ranking(ai.make_bot(f"mcts:prior=auto,model={value},iterations=150", seed=2), s)
+    monkeypatch.setenv(ENV_VAR, value)
+    assert auto_value_files() == {}
 
 
-def test_a_value_network_without_mix_maps_is_refused_by_name(tmp_path):
-    bare = _model(tmp_path / "bare.npz", 2, maps=False)
+def test_a_value_network_without_mix_maps_is_refused_by_name(package):
+    prior, value = package
+    os.remove(side_path(value))
     with pytest.raises(CalibrationError, match=r"fit them with 'python bench/calibration.py "
-                                               r"model --model .*bare.npz --eval mix'"):
-        ai.make_bot(f"mcts:eval=auto,model={bare}")
-    ai.make_bot(f"mcts:eval=auto,calibrated=false,model={bare}")
+                                               r"model --model .*v2.npz --eval mix'"):
+        ai.make_bot("mcts:eval=auto")
+    ai.make_bot("mcts:eval=auto,calibrated=false")
 
 
-def test_the_packaged_value_networks_come_from_the_value_folder(monkeypatch, tmp_path):
-    """Naming no model, eval=auto takes value/ beside the packaged models, each file at
-    the counts it was trained on (the first in name order wins a count)."""
-    folder = tmp_path / "models"
-    (folder / "value").mkdir(parents=True)
-    monkeypatch.setattr("gallerist.ai.learn.model_file.PACKAGED", str(folder / "default.npz"))
-    monkeypatch.delenv(ENV_VAR, raising=False)
-    assert value_folder() == str(folder / "value") and auto_value_files() == {}
-    two = _model(folder / "value" / "a-2p.npz", 2)
-    _model(folder / "value" / "b-2p.npz", 2)
-    three = _model(folder / "value" / "c-3p.npz", 3)
-    assert auto_value_files() == {2: two, 3: three}
+def test_a_policy_only_file_among_the_values_is_refused_by_name(package):
+    prior, value = package
+    shutil.copyfile(prior, os.path.join(os.path.dirname(value), "a.npz"))
+    with pytest.raises(ModelFileError, match="a.npz: its win head was not trained"):
+        ai.make_bot("mcts:eval=auto")
+
+
+def test_the_packaged_value_networks_come_from_the_value_folder(package):
+    """Each file at the counts it was trained on, the first in name order winning a count."""
+    prior, value = package
+    assert value_folder() == os.path.dirname(value)
+    _model(os.path.join(value_folder(), "w2.npz"), 2)
+    three = _model(os.path.join(value_folder(), "x3.npz"), 3)
+    assert auto_value_files() == {2: value, 3: three}
     bot = ai.make_bot("mcts:eval=auto,prior=auto")
-    assert bot.model_files(2) == [two] and bot.model_files(3) == [three]
+    assert bot.model_files(2) == [value] and bot.model_files(3) == [three]
     assert bot.model_files(4) == [] and not bot.uses_prior(4)
     assert bot.engine(2) is not bot.engine(3)
+
+
+def test_without_a_value_folder_eval_auto_is_a_rollout(monkeypatch, tmp_path):
+    monkeypatch.setattr("gallerist.ai.learn.model_file.PACKAGED", str(tmp_path / "none.npz"))
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    assert auto_value_files() == {}
+    s = decision(2)
+    assert ranking(ai.make_bot("mcts:eval=auto,iterations=150", seed=2), s) == \
+        ranking(ai.make_bot("mcts:iterations=150", seed=2), s)
 
 
 def test_model_weight_needs_a_mixed_leaf():

@@ -229,13 +229,14 @@ def test_the_packaged_default_is_used_when_no_path_is_given(monkeypatch, tmp_pat
      r"\(default.calibration.json is missing\): fit them with 'python bench/calibration.py "
      "model --model"),
     ("expectimax:eval=model", "no calibration map yet: add calibrated=false"),
-    ("mcts:eval=neural", "eval must be 'rollout', 'model' or 'mix'"),
-    ("mcts:eval=mix", "eval=mix has no calibration map yet: add calibrated=false"),
+    ("mcts:eval=neural", "eval must be 'rollout', 'model', 'mix' or 'auto'"),
+    ("mcts:eval=mix", "default.npz: its win head was not trained"),
     ("mcts:eval=mix,calibrated=false,model_weight=1.5", "model_weight must be in"),
-    ("mcts:model_weight=0.3", "model_weight needs eval=mix"),
+    ("mcts:model_weight=0.3", "model_weight needs eval=mix or eval=auto"),
     ("mcts:prior=policy", "prior must be 'none', 'model' or 'auto'"),
     ("mcts:rollout_steps=3", "needs eval=model"),
-    ("mcts:model=x.npz", "model needs eval=model, eval=mix, prior=model, prior=auto or rollout=model"),
+    ("mcts:model=x.npz", "model needs eval=model, eval=mix, eval=auto, prior=model, prior=auto "
+                         "or rollout=model"),
     ("mcts:rollout=neural", "rollout must be one of random, heuristic, model"),
     ("mcts:rollout_temperature=0.5", "rollout_temperature needs rollout=model"),
     ("mcts:rollout=model,rollout_temperature=0", "rollout_temperature must be a finite number > 0"),
