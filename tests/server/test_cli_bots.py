@@ -19,7 +19,7 @@ def test_bots_lists_every_option_of_every_bot(capsys: pytest.CaptureFixture[str]
         for o in bot.OPTIONS:
             assert f"  {o.name}={option_text(o.default)}  ({o.range})\n" in out
             assert " ".join(o.help.split())[1:] in flat, o.name
-    assert "Service cap: max_threads." in out and "Needs eval=mix." in out
+    assert "Service cap: max_threads." in out and "Needs eval=mix or eval=auto." in out
 
 
 def test_bots_lists_the_bots_named(capsys: pytest.CaptureFixture[str]) -> None:
