@@ -63,16 +63,17 @@ class _CacheCollector:
 
 def build_labels() -> dict[str, str]:
     """The build info's labels: the package version and the sha256 prefixes of the packaged
-    model files and of the calibration file ("-": missing)."""
+    model files (priors, then value networks) and of the calibration file ("-": missing)."""
     from gallerist.ai.calibration.maps import Calibration
-    from gallerist.ai.learn.model_file import auto_prior_files, model_label
+    from gallerist.ai.learn.model_file import auto_prior_files, auto_value_files, model_label
 
     try:
         version = importlib.metadata.version("gallerist-ai")
     except importlib.metadata.PackageNotFoundError:
         version = "unknown"
     try:
-        models = ",".join(model_label(path) for path in auto_prior_files().values())
+        files = [*auto_prior_files().values(), *auto_value_files().values()]
+        models = ",".join(model_label(path) for path in dict.fromkeys(files))
     except Exception:  # noqa: BLE001 - no packaged model: the label says so
         models = ""
     try:

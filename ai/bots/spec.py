@@ -18,9 +18,10 @@ from gallerist.ai.interop.openspiel_bots import OpenSpielMctsBot, OpenSpielRando
 
 #: The bot of the service and the command line when none is named: MCTS with a packaged
 #: model's policy as PUCT's prior at the player counts it was trained on (default-1p.npz
-#: solo, default.npz at 2 players, default-3p.npz at 3; UCT at 4, and everywhere when
-#: there is no model: ai.bots.mcts.MctsBot, prior=auto).
-DEFAULT_BOT = "mcts:prior=auto"
+#: solo, default-3p.npz at 3; UCT at 4, and everywhere when there is no model), and at 2
+#: players the packaged value network (value/value-2p.npz) as the prior and half of each
+#: leaf's value, a rollout the other half (ai.bots.mcts.MctsBot, prior=auto, eval=auto).
+DEFAULT_BOT = "mcts:prior=auto,eval=auto"
 
 #: The bots by name; each class declares its options in `OPTIONS` (ai.bots.options).
 BOTS: dict[str, Any] = {

@@ -313,22 +313,23 @@ def test_solo_game_through_the_service(client: HintClient) -> None:
 
 def test_hints_name_the_resolved_bot_and_its_model(client: HintClient,
                                                    demo: engine.GameState) -> None:
-    """The default bot (mcts:prior=auto) says what searched: at 2 players PUCT with the
-    packaged model, named with its short sha256, in SuggestMoves, every AnalyzeStream
-    report and every AnalyzedPosition; at 4 players UCT and no model; a bot without a
-    model names none."""
-    from gallerist.ai.learn.model_file import PACKAGED, model_label
+    """The default bot (mcts:prior=auto,eval=auto) says what searched: at 2 players PUCT
+    and the mixed leaf with the packaged value network, named with its short sha256, in
+    SuggestMoves, every AnalyzeStream report and every AnalyzedPosition; at 4 players UCT,
+    a rollout leaf and no model; a bot without a model names none."""
+    from gallerist.ai.learn.model_file import auto_value_files, model_label
     from gallerist.ai.bots.spec import bot_options, parse_spec
     r = client.suggest(hint_request(demo, iterations=50))
     assert r.bot == "mcts"
     name, options = parse_spec(r.resolved_bot_spec)
     assert name == "mcts" and list(options) == list(bot_options("mcts"))
-    assert options["prior"] == "model" and options["model"] == "default.npz"
-    assert r.model == model_label(PACKAGED)
+    assert (options["eval"], options["prior"], options["model"]) == ("mix", "model", "value-2p.npz")
+    assert r.model == model_label(auto_value_files()[2])
     stream = list(client.analyze_stream(hint_request(demo, iterations=50)))
     assert {(s.resolved_bot_spec, s.model) for s in stream} == {(r.resolved_bot_spec, r.model)}
     four = client.suggest(hint_request(engine.new_game(4, seed=1), iterations=50))
     assert parse_spec(four.resolved_bot_spec)[1]["prior"] == "none" and four.model == ""
+    assert parse_spec(four.resolved_bot_spec)[1]["eval"] == "rollout"
     greedy = client.suggest(hint_request(demo, bot="greedy:playouts=20"))
     assert (greedy.resolved_bot_spec, greedy.model) == ("greedy:calibrated=true,playouts=20", "")
     moves = hints_pb2.GameMoves(num_players=2, seed=1)

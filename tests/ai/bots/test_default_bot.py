@@ -1,8 +1,9 @@
-"""The default bot (ai.bots.spec.DEFAULT_BOT, "mcts:prior=auto"): the model's policy as PUCT's
-prior at the player counts the model was trained on, UCT at the others and everywhere
-when there is no model; the model comes from model=PATH, else $GALLERIST_MODEL (the CLI's
---model), else the package. The service and the command line use it when a request or a
-command names no bot."""
+"""The default bot (ai.bots.spec.DEFAULT_BOT, "mcts:prior=auto,eval=auto"): the model's
+policy as PUCT's prior at the player counts the model was trained on, UCT at the others and
+everywhere when there is no model; the model comes from model=PATH, else $GALLERIST_MODEL
+(the CLI's --model), else the package, whose value network also serves at 2 players
+(tests/ai/bots/test_eval_auto.py). The service and the command line use it when a request
+or a command names no bot."""
 from __future__ import annotations
 
 import json
@@ -45,8 +46,8 @@ def ranking(bot, state):
     return [(m.action, m.visits, m.expected_money) for m in a.moves]
 
 
-def test_the_default_bot_is_mcts_with_prior_auto():
-    assert DEFAULT_BOT == "mcts:prior=auto"
+def test_the_default_bot_is_mcts_with_prior_auto_and_eval_auto():
+    assert DEFAULT_BOT == "mcts:prior=auto,eval=auto"
     assert Limits().default_bot == DEFAULT_BOT
 
 
@@ -108,11 +109,13 @@ def test_without_any_model_prior_auto_is_uct(monkeypatch, tmp_path):
 
 def test_the_packaged_models_are_the_default_bots_solo_and_at_two_and_three_players(
         monkeypatch):
-    """default-1p.npz solo, default.npz at 2 players, default-3p.npz at 3, UCT at 4."""
+    """default-1p.npz solo, value/value-2p.npz at 2 players (the value network's policy;
+    default.npz is prior=auto's there without eval=auto), default-3p.npz at 3, UCT at 4."""
     monkeypatch.delenv(ENV_VAR, raising=False)
     bot = ai.make_bot(DEFAULT_BOT)
     assert bot.network is not None and bot.network.model.source.endswith("default.npz")
-    assert bot.prior_network(2) is bot.network
+    assert bot.prior_network(2).model.source.endswith("value-2p.npz")
+    assert ai.make_bot("mcts:prior=auto").prior_network(2) is bot.network
     assert bot.prior_network(1).model.source.endswith("default-1p.npz")
     assert bot.prior_network(3).model.source.endswith("default-3p.npz")
     assert [bot.uses_prior(n) for n in (1, 2, 3, 4)] == [True, True, True, False]

@@ -120,17 +120,21 @@ def test_the_default_bots_rows_name_the_model_file_they_searched_with(bench, tmp
     import shutil
 
     from gallerist.ai.bots.base import Budget
-    from gallerist.ai.learn.model_file import ENV_VAR, PACKAGED, random_arrays, save_model
+    from gallerist.ai.learn.model_file import (
+        ENV_VAR, PACKAGED, auto_value_files, random_arrays, save_model,
+    )
+    from gallerist.ai.selfplay.records import sha256_file
 
     budget = Budget(time_ms=200)
     default = f"{bench.DEFAULT_BOT},calibrated=false,reuse=false"
     monkeypatch.delenv(ENV_VAR, raising=False)
     bench._default_model_digest.cache_clear()
-    packaged = bench.setup(default, budget, 2)
+    packaged = bench.setup(default, budget, 4)   # UCT at 4: named by the default model file
     assert " model=" in packaged and "none" not in packaged
-    # the packaged solo and 3-player priors are other files; 4 players names the default
-    assert len({bench.setup(default, budget, n) for n in (1, 2, 3)}) == 3
-    assert bench.setup(default, budget, 4) == packaged
+    # the packaged solo and 3-player priors and the 2-player value network are other files
+    assert len({bench.setup(default, budget, n) for n in (1, 2, 3, 4)}) == 4
+    assert bench.setup(default, budget, 2).endswith(
+        " model=" + sha256_file(auto_value_files()[2])[:16])
     assert " model=" not in bench.setup("mcts:calibrated=false,reuse=false", budget, 2)
     copy = tmp_path / "copy.npz"
     shutil.copy(PACKAGED, copy)
@@ -139,5 +143,5 @@ def test_the_default_bots_rows_name_the_model_file_they_searched_with(bench, tmp
     for path, same in ((copy, True), (other, False)):
         monkeypatch.setenv(ENV_VAR, str(path))
         bench._default_model_digest.cache_clear()
-        assert (bench.setup(default, budget, 2) == packaged) is same
+        assert (bench.setup(default, budget, 4) == packaged) is same
     bench._default_model_digest.cache_clear()
