@@ -50,7 +50,7 @@ def write_model_maps(model: str | os.PathLike[str], model_sha256: str,
     try:
         old = _read(path)
         if old.get("model_sha256") == model_sha256:
-            kept = {"maps": _by_kind(old, path, _failer(path)), "info": _info_by_kind(old)}
+            kept = {"maps": _by_kind(old, _failer(path)), "info": _info_by_kind(old)}
     except (CalibrationError, FileNotFoundError):
         pass   # nothing to keep: written anew
     kept["maps"][kind], kept["info"][kind] = players, info
@@ -77,7 +77,7 @@ def _failer(path: Path) -> Any:
     return fail
 
 
-def _by_kind(data: Any, path: Path, fail: Any) -> dict[str, Any]:
+def _by_kind(data: Any, fail: Any) -> dict[str, Any]:
     """The file's maps as {kind: {players: entry}} (form 1: all of kind "model")."""
     if not isinstance(data, dict) or data.get("format") not in (FORMAT, FORMAT_1):
         raise fail("format", f"must be {FORMAT!r}")
@@ -127,7 +127,7 @@ def load_model_maps(model: str | os.PathLike[str], model_sha256: str,
             f"fit them with '{command}', or add calibrated=false (the network's own "
             f"estimates, reported raw)") from None
     fail = _failer(path)
-    kinds = _by_kind(data, path, fail)
+    kinds = _by_kind(data, fail)
     if data.get("model_sha256") != model_sha256:
         raise fail("model_sha256", f"the maps were fitted for another model file "
                                    f"({str(data.get('model_sha256'))[:12]}, this one is "

@@ -384,9 +384,15 @@ def auto_prior_files(path: str = "") -> dict[int, str]:
         folder = os.path.dirname(PACKAGED)
         files = [PACKAGED] + [os.path.join(folder, name) for name in sorted(os.listdir(folder))
                               if name.endswith(".npz") and os.path.join(folder, name) != PACKAGED]
+    return _by_player_count(files)
+
+
+def _by_player_count(files: list[str], value: bool = False) -> dict[int, str]:
+    """{n: the first of `files` trained on n-player games} (a file whose metadata does
+    not say: every count); each read and checked (`load_evaluator`)."""
     out: dict[int, str] = {}
     for file in files:
-        counts = trained_player_counts(load_evaluator(file).model)
+        counts = trained_player_counts(load_evaluator(file, value=value).model)
         for n in sorted(counts or range(1, NUM_SEATS + 1)):
             out.setdefault(n, file)
     return out
@@ -414,15 +420,8 @@ def auto_value_files(path: str = "") -> dict[int, str]:
     folder = value_folder()
     if path or os.environ.get(ENV_VAR) or not os.path.isdir(folder):
         return {}
-    out: dict[int, str] = {}
-    for name in sorted(os.listdir(folder)):
-        if not name.endswith(".npz"):
-            continue
-        file = os.path.join(folder, name)
-        counts = trained_player_counts(load_evaluator(file, value=True).model)
-        for n in sorted(counts or range(1, NUM_SEATS + 1)):
-            out.setdefault(n, file)
-    return out
+    return _by_player_count([os.path.join(folder, name) for name in sorted(os.listdir(folder))
+                             if name.endswith(".npz")], value=True)
 
 
 def auto_priors(path: str = "") -> dict[int, Any]:
