@@ -28,7 +28,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from gallerist.engine.errors import GalleristError
 from gallerist.server.auth import TokenInterceptor
 from gallerist.server.connect_service import ConnectService
-from gallerist.server.http_server import HttpServer
+from gallerist.server.http_server import HttpLimits, HttpServer
 from gallerist.server.limits import Limits
 from gallerist.server.metrics import ServerMetrics
 from gallerist.server.play.servicer import PLAY_SERVICE_NAME, PlayServicer, add_play_servicer
@@ -212,7 +212,8 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
                   tls_key: str | Path | None = None, token: str | None = None,
                   max_rpcs: int | None = None, state_cache: int = 256,
                   make_bot: Callable[[str, int], Any] | None = None,
-                  http_port: int | None = None,
+                  http_port: int | None = None, http_limits: HttpLimits | None = None,
+                  cors_origins: tuple[str, ...] = (),
                   metrics_port: int | None = None) -> tuple[GalleristServer, int]:
     """Build the server (not started).
 
@@ -231,6 +232,8 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
         make_bot: bot factory for the servicer (tests).
         http_port: also serve the servicer over HTTP (Connect, gRPC-Web) on this port of
             the same host (0 picks a free one), with the same token and TLS certificate.
+        http_limits: what one client may take of the HTTP port (default `HttpLimits()`).
+        cors_origins: origins whose web pages may call the HTTP port (CORS).
         metrics_port: serve Prometheus metrics on /metrics of this port of the same host
             (plain HTTP; 0 picks a free one); None: no metrics.
 
@@ -277,8 +280,8 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
         raise RuntimeError(f"cannot bind {address}")
     try:
         http = None if http_port is None else HttpServer(
-            host, http_port, ConnectService(servicer, play, token=token,
-                                            max_calls=max_rpcs or 2 * threads),
+            host, http_port, ConnectService(servicer, play, max_calls=max_rpcs or 2 * threads),
+            token=token, limits=http_limits, cors_origins=cors_origins,
             tls=(tls_cert, tls_key) if tls_cert is not None and tls_key is not None else None)
     except BaseException:
         server.stop(None)   # free the gRPC port

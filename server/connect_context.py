@@ -45,6 +45,8 @@ class CallContext:
         self._over = False
         self.cancelled = False
         """Whether the server cancelled the call (at shutdown)."""
+        self.disconnected = False
+        """Whether the client went away before the call ended."""
 
     def time_remaining(self) -> float | None:
         """Seconds to the client's deadline (Connect-Timeout-Ms, grpc-timeout), or None."""
@@ -55,6 +57,11 @@ class CallContext:
         """Whether the client's deadline has passed."""
         left = self.time_remaining()
         return left is not None and left <= 0.0
+
+    @property
+    def over(self) -> bool:
+        """Whether the call has ended (its callbacks have run)."""
+        return self._over
 
     def is_active(self) -> bool:
         """False once the call is over, cancelled or past its deadline."""
@@ -103,6 +110,12 @@ class CallContext:
     def cancel(self) -> None:
         """Cancel the call (at shutdown): it turns inactive and its callbacks run."""
         self.cancelled = not self._over
+        self.end()
+
+    def client_gone(self) -> None:
+        """The client went away: the call turns inactive and its callbacks run (its
+        search stops), as a gRPC call that its client cancels."""
+        self.disconnected = not self._over
         self.end()
 
     def method(self) -> str:

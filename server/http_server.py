@@ -1,26 +1,30 @@
-"""The HTTP port of ``gallerist serve --http``: the Connect application
-(server/connect_service.py) in threaded wsgiref servers, one per address of the host, as
-gRPC binds; HTTPS with the gRPC port's certificate when it has one. Each response chunk
-(a stream's message) is written and flushed as it comes; responses are HTTP/1.0, a
-stream's end is the connection's close.
+"""The HTTP port of ``gallerist serve --http``: the ASGI application of server/http_app.py
+under granian (a Rust HTTP server on hyper and tokio), embedded in this process on an
+event loop of its own, one listener per address of the host as gRPC binds. It speaks
+HTTP/1.1 with keep-alive and HTTP/2 (h2c without TLS; by ALPN with ``--tls-cert``).
+Its limits (`HttpLimits`) are granian's own settings; docs/operations.md says why granian.
 """
 from __future__ import annotations
 
+import asyncio
 import errno
-import io
 import logging
 import socket
-import ssl
 import threading
+import time
+from dataclasses import dataclass
 from pathlib import Path
-from socketserver import TCPServer, ThreadingMixIn
 from typing import Any
-from wsgiref.simple_server import ServerHandler, WSGIRequestHandler, WSGIServer
 
-from gallerist.server.connect_service import ConnectService, WsgiApp, wsgi_app
+from granian.constants import HTTPModes, Interfaces, SSLProtocols
+from granian.http import HTTP1Settings, HTTP2Settings
+from granian.server.embed import Server
+
+from gallerist.server.connect_service import ConnectService
+from gallerist.server.http_app import LOOPBACK_HOSTS, HttpAppOptions, asgi_app
 from gallerist.server.servicer import SERVICE_NAME
 
-__all__ = ["HttpServer"]
+__all__ = ["HttpLimits", "HttpServer"]
 
 log = logging.getLogger("gallerist.server")
 
@@ -28,162 +32,81 @@ log = logging.getLogger("gallerist.server")
 _UNUSABLE = (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT)
 #: seconds that cancelled calls get to end at shutdown (a search stops within milliseconds)
 _CANCEL_WAIT_S = 5.0
-#: the largest chunked request body read (connectrpc's own limit on a message is 4 MiB)
-_MAX_CHUNKED_BYTES = 8 << 20
 
 
-class _BadBody(ValueError):
-    """A chunked request body that is malformed or too large."""
+@dataclass(frozen=True)
+class HttpLimits:
+    """What the HTTP port lets one client take (``serve --http-*`` options).
+
+    Attributes:
+        max_connections: connections served at once; more wait in the listen backlog
+            (the open-file limit must stay above it, with room for the gRPC port).
+        max_header_bytes: the largest request head (HTTP/1.1) or header list (HTTP/2).
+        header_timeout_s: time a client has to send a request's whole head, counted from
+            its first byte or, on a kept-alive HTTP/1.1 connection, from the previous
+            answer: it also closes idle HTTP/1.1 connections.
+        keepalive_timeout_s: time an HTTP/2 connection's ping may go unanswered.
+        max_body_bytes: the largest request body (refused before it is read when its
+            Content-Length says so).
+        backlog: the listen backlog (connections the kernel holds before they are served).
+        max_streams: HTTP/2 streams at once on one connection.
+    """
+
+    max_connections: int = 512
+    max_header_bytes: int = 64 << 10
+    header_timeout_s: float = 30.0
+    keepalive_timeout_s: float = 20.0
+    max_body_bytes: int = 4 << 20
+    backlog: int = 1024
+    max_streams: int = 100
+
+    def __post_init__(self) -> None:
+        checks = (("max_connections", self.max_connections, 1, 1_000_000),
+                  ("max_header_bytes", self.max_header_bytes, 8192, 16 << 20),
+                  ("header_timeout_s", self.header_timeout_s, 0.1, 3600),
+                  ("keepalive_timeout_s", self.keepalive_timeout_s, 1, 3600),
+                  ("max_body_bytes", self.max_body_bytes, 1024, 1 << 30),
+                  ("backlog", self.backlog, 1, 65535),
+                  ("max_streams", self.max_streams, 1, 10_000))
+        for name, value, low, high in checks:
+            if not low <= value <= high:
+                raise ValueError(f"{name}: {value} is out of range [{low}, {high}]")
 
 
-def _read_chunked(stream: Any) -> bytes:
-    """The bytes of a ``Transfer-Encoding: chunked`` request body."""
-    out = bytearray()
-    while True:
-        try:
-            size = int(stream.readline(1024).split(b";")[0].strip(), 16)
-        except ValueError:
-            raise _BadBody("malformed chunked request body") from None
-        if size == 0:
-            while stream.readline(1024).strip():   # trailers, up to the blank line
-                pass
-            return bytes(out)
-        if len(out) + size > _MAX_CHUNKED_BYTES:
-            raise _BadBody(f"request body over {_MAX_CHUNKED_BYTES} bytes")
-        data = stream.read(size)
-        if len(data) < size:
-            raise _BadBody("chunked request body cut short")
-        out += data
-        stream.readline(3)   # the chunk's CRLF
+def _free_port(host: str) -> int:
+    """A port free on the first address of `host` (for ``--http 0``)."""
+    family, kind, proto, _, where = socket.getaddrinfo(host or None, 0, type=socket.SOCK_STREAM,
+                                                       flags=socket.AI_PASSIVE)[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.bind(where)
+        return int(probe.getsockname()[1])
 
 
-class _Handler(WSGIRequestHandler):
-    """wsgiref's handler, logging to ``gallerist.server`` and giving the client's port."""
-
-    timeout = 120.0   # seconds a client may stall a read or a write
-
-    def setup(self) -> None:
-        super().setup()
-        if isinstance(self.connection, ssl.SSLSocket):   # in this thread, not the accept loop
-            self.connection.do_handshake()
-
-    def handle(self) -> None:
-        """wsgiref's, but the application always knows where the request body ends:
-        Content-Length, else a chunked body read whole, else none (connectrpc would
-        otherwise read up to the connection's end)."""
-        self.raw_requestline = self.rfile.readline(65537)
-        if len(self.raw_requestline) > 65536:
-            self.requestline = self.request_version = self.command = ""
-            self.send_error(414)
-            return
-        if not self.parse_request():
-            return
-        env, body = self.get_environ(), self.rfile
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            try:
-                data = _read_chunked(self.rfile)
-            except _BadBody as exc:
-                self.send_error(400, str(exc))
-                return
-            body, env["CONTENT_LENGTH"] = io.BytesIO(data), str(len(data))
-        env["CONTENT_LENGTH"] = env.get("CONTENT_LENGTH") or "0"
-        env["REMOTE_PORT"] = str(self.client_address[1])
-        handler = ServerHandler(body, self.wfile, self.get_stderr(), env, multithread=True)
-        handler.request_handler = self   # type: ignore[attr-defined]  # for its log line
-        with self.server.in_flight:   # type: ignore[attr-defined]
-            handler.run(self.server.get_app())  # type: ignore[attr-defined]
-
-    def get_stderr(self) -> Any:
-        return _LogStream()
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - wsgiref's name
-        log.debug("http %s: " + format, self.address_string(), *args)
-
-
-class _LogStream:
-    """``wsgi.errors``: what the application writes there goes to the log."""
-
-    def write(self, text: str) -> None:
-        if text.strip():
-            log.error("http: %s", text.rstrip())
-
-    def flush(self) -> None:
-        pass
-
-
-class _InFlight:
-    """The requests being served, up to their response's last byte; `idle` is set while
-    there are none."""
-
-    def __init__(self) -> None:
-        self._count = 0
-        self._lock = threading.Lock()
-        self.idle = threading.Event()
-        self.idle.set()
-
-    def __enter__(self) -> None:
-        with self._lock:
-            self._count += 1
-            self.idle.clear()
-
-    def __exit__(self, *exc: object) -> None:
-        with self._lock:
-            self._count -= 1
-            if not self._count:
-                self.idle.set()
-
-
-class _Server(ThreadingMixIn, WSGIServer):
-    """A threaded WSGI server on one address (a thread per connection)."""
-
-    daemon_threads = True
-    block_on_close = False   # `in_flight` counts the requests; stopping waits for those
-
-    def __init__(self, family: int, address: tuple[Any, ...], app: WsgiApp,
-                 tls: ssl.SSLContext | None, in_flight: _InFlight) -> None:
-        self.address_family = family
-        self.in_flight = in_flight
-        super().__init__(address, _Handler)
-        self.set_app(app)
-        if tls is not None:
-            self.socket = tls.wrap_socket(self.socket, server_side=True,
-                                          do_handshake_on_connect=False)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A connection that failed (TLS handshake, reset): one debug line, no traceback."""
-        log.debug("http %s: connection failed", client_address, exc_info=True)
-
-    def server_bind(self) -> None:
-        """Bind, without HTTPServer's reverse look-up of the host name."""
-        TCPServer.server_bind(self)
-        self.server_name, self.server_port = str(self.server_address[0]), self.server_address[1]
-        self.setup_environ()
-
-
-def _bind(host: str, port: int, app: WsgiApp, tls: ssl.SSLContext | None,
-          in_flight: _InFlight) -> list[_Server]:
-    """Servers on every address `host` resolves to, all on one port (`port`, or the one
-    the first picked when 0)."""
+def _addresses(host: str, port: int) -> list[str]:
+    """The addresses `host` resolves to that this machine can bind, on `port`."""
     name = host[1:-1] if host.startswith("[") and host.endswith("]") else host
     found = socket.getaddrinfo(name or None, port, type=socket.SOCK_STREAM,
                                flags=socket.AI_PASSIVE)
-    servers: list[_Server] = []
+    usable: list[str] = []
     failure: OSError | None = None
-    for family, where in dict.fromkeys((f[0], f[4]) for f in found):
-        where = (where[0], servers[0].server_address[1] if servers else port, *where[2:])
+    for family, kind, proto, _, where in found:
+        if where[0] in usable:
+            continue
         try:
-            servers.append(_Server(family, where, app, tls, in_flight))
+            with socket.socket(family, kind, proto) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                probe.bind(where)
         except OSError as exc:
             if exc.errno not in _UNUSABLE:
-                for server in servers:
-                    server.server_close()
                 raise RuntimeError(f"cannot bind the HTTP port {host}:{port}: "
                                    f"{exc.strerror}") from None
             failure = exc
-    if not servers:
+            continue
+        usable.append(where[0])
+    if not usable:
         raise RuntimeError(f"cannot bind the HTTP port {host}:{port}: "
                            f"{failure.strerror if failure else 'no address'}")
-    return servers
+    return usable
 
 
 class HttpServer:
@@ -192,33 +115,86 @@ class HttpServer:
     Args:
         host: the host of the gRPC port.
         port: the HTTP port (0 picks a free one).
-        service: the Connect side of the servicer.
+        service: the Connect side of the servicers.
+        token: calls need ``Authorization: Bearer <token>``.
         tls: PEM files of the certificate chain and its key (then the port is HTTPS).
+        limits: what one client may take.
+        cors_origins: origins whose pages may call the service.
     """
 
     def __init__(self, host: str, port: int, service: ConnectService, *,
-                 tls: tuple[str | Path, str | Path] | None = None) -> None:
+                 token: str | None = None, tls: tuple[str | Path, str | Path] | None = None,
+                 limits: HttpLimits | None = None, cors_origins: tuple[str, ...] = ()) -> None:
         self.service = service
         self.tls = tls is not None
-        context = None
-        if tls is not None:
-            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            context.load_cert_chain(tls[0], tls[1])
-        self._in_flight = _InFlight()
-        self._servers = _bind(host, port, wsgi_app(service), context, self._in_flight)
-        self.port: int = self._servers[0].server_address[1]
+        self.limits = limits = limits or HttpLimits()
+        name = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+        self.port: int = port or _free_port(name)
+        self._hosts = _addresses(host, self.port)
         self.address = f"{host}:{self.port}"
-        self._started = False
+        options = HttpAppOptions(token=token, max_body_bytes=limits.max_body_bytes,
+                                 cors_origins=cors_origins,
+                                 loopback_only=host in LOOPBACK_HOSTS)
+        app = asgi_app(service, options)
+        h1 = HTTP1Settings(header_read_timeout=int(limits.header_timeout_s * 1000),
+                           keep_alive=True, max_buffer_size=limits.max_header_bytes)
+        h2 = HTTP2Settings(keep_alive_interval=int(limits.keepalive_timeout_s * 1000),
+                           keep_alive_timeout=max(1, int(limits.keepalive_timeout_s)),
+                           max_concurrent_streams=limits.max_streams,
+                           max_headers_size=limits.max_header_bytes)
+        tls_args: dict[str, Any] = {} if tls is None else {
+            "ssl_cert": Path(tls[0]), "ssl_key": Path(tls[1]),
+            "ssl_protocol_min": SSLProtocols.tls12}
+        self._servers = [Server(app, address=where, port=self.port, interface=Interfaces.ASGINL,
+                                http=HTTPModes.auto, websockets=False,
+                                backlog=limits.backlog, backpressure=limits.max_connections,
+                                http1_settings=h1, http2_settings=h2, log_enabled=False,
+                                **tls_args)
+                         for where in self._hosts]
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._up = threading.Event()
         self.stopped = threading.Event()
         """Set once stopped, with no call in flight."""
 
     def start(self) -> None:
-        """Serve, each address on a thread of its own."""
-        self._started = True
-        for server in self._servers:
-            threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1},
-                             name="gallerist-http", daemon=True).start()
-        log.info("serving %s over HTTP (Connect, gRPC-Web) on %s", SERVICE_NAME, self.address)
+        """Serve on a thread of its own (its event loop runs every listener)."""
+        self._thread = threading.Thread(target=self._run, name="gallerist-http", daemon=True)
+        self._thread.start()
+        self._up.wait(10)
+        self._wait_listening(10.0)
+        log.info("serving %s over HTTP (Connect, gRPC-Web; HTTP/1.1 and HTTP/2) on %s",
+                 SERVICE_NAME, self.address)
+
+    def _wait_listening(self, seconds: float) -> None:
+        """Return once every listener accepts connections (granian binds on its loop)."""
+        end = time.monotonic() + seconds
+        for where in self._hosts:
+            while True:
+                try:
+                    socket.create_connection((where, self.port), timeout=1).close()
+                    break
+                except OSError:
+                    if time.monotonic() > end or self.stopped.is_set():
+                        raise RuntimeError(f"the HTTP port {self.address} did not start "
+                                           f"listening within {seconds:g} s") from None
+                    time.sleep(0.01)
+
+    def _run(self) -> None:
+        loop = self._loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+
+        async def serve_all() -> None:
+            tasks = [asyncio.ensure_future(server.serve()) for server in self._servers]
+            loop.call_soon(self._up.set)
+            await asyncio.gather(*tasks)
+        try:
+            loop.run_until_complete(serve_all())
+        except Exception:  # noqa: BLE001 - logged; the gRPC port goes on
+            log.exception("the HTTP port failed")
+        finally:
+            self._up.set()
+            loop.close()
 
     def stop(self, grace: float | None = None) -> threading.Event:
         """Refuse new calls and close the port; calls in flight have `grace` seconds to
@@ -230,15 +206,19 @@ class HttpServer:
         self.service.close()
 
         def stopping() -> None:
-            for server in self._servers:
-                if self._started:
-                    server.shutdown()
-                server.server_close()
-            if not self._in_flight.idle.wait(grace or 0):
+            if not self.service.idle.wait(grace or 0):
                 self.service.cancel_all()
-                if not self._in_flight.idle.wait(_CANCEL_WAIT_S):
+                if not self.service.idle.wait(_CANCEL_WAIT_S):
                     log.warning("HTTP calls still running %.0f s after their cancellation",
                                 _CANCEL_WAIT_S)
+            loop, thread = self._loop, self._thread
+            if loop is not None and thread is not None and not loop.is_closed():
+                for server in self._servers:
+                    try:
+                        loop.call_soon_threadsafe(server.stop)
+                    except RuntimeError:   # stopped meanwhile (a second stop)
+                        break
+                thread.join(10)
             self.stopped.set()
         threading.Thread(target=stopping, name="gallerist-http-stop", daemon=True).start()
         return self.stopped

@@ -11,6 +11,7 @@ from gallerist.ai.calibration.maps import Calibration, CalibrationError
 from gallerist.ai.learn.model_file import ModelFileError
 from gallerist.server.app import DEFAULT_PORT, GalleristServer, serve
 from gallerist.server.commands import CliError
+from gallerist.server.commands.http_options import add_http_options, http_limits
 from gallerist.server.commands.model_option import add_model_option
 from gallerist.server.logs import configure_logging
 from gallerist.server.commands.options import (add_command, add_limits, int_range, port,
@@ -57,6 +58,7 @@ def add(sub: Any) -> None:
                    help="validated states kept to skip validating a state sent again "
                         "(default 256; 0 disables)")
     add_limits(p)
+    add_http_options(p)
     add_model_option(p)
     g = p.add_argument_group("security")
     g.add_argument("--tls-cert", metavar="PEM", help="server certificate chain (with --tls-key)")
@@ -101,6 +103,12 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc), status=1) from None
     except (ValueError, RequestError) as exc:
         raise CliError(f"bad limit: {exc}") from None
+    try:
+        web_limits = http_limits(args)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if args.cors_origin and args.http is None:
+        raise CliError("--cors-origin is for the HTTP port: give --http PORT too")
 
     if args.host not in ("localhost", "127.0.0.1", "::1", "[::1]") and not args.token:
         log.warning("listening on %s without --token: anyone who can reach the port can use "
@@ -121,8 +129,8 @@ def run(args: argparse.Namespace) -> int:
         serve(f"{args.host}:{args.port}", grace=args.grace, drain=args.drain, ready=ready,
               workers=args.workers, limits=limits, tls_cert=args.tls_cert,
               tls_key=args.tls_key, token=args.token or None, max_rpcs=args.max_rpcs or None,
-              state_cache=args.state_cache, http_port=args.http,
-              metrics_port=args.metrics_port)
+              state_cache=args.state_cache, http_port=args.http, http_limits=web_limits,
+              cors_origins=tuple(args.cors_origin), metrics_port=args.metrics_port)
     except (OSError, ValueError) as exc:   # unreadable TLS files, a bad address
         raise CliError(str(exc)) from None
     except RuntimeError as exc:   # the port in use or not bindable: the run failed
