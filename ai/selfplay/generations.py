@@ -8,6 +8,7 @@ Layout: docs/records.md ("The generation loop"); how-to: docs/training.md.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -22,7 +23,8 @@ from typing import Any
 from gallerist.ai.files import write_atomically
 from gallerist.ai.selfplay.records import SelfplayError, sha256_file
 
-__all__ = ["FORMAT", "LoopConfig", "LoopResult", "gate_spec", "run_generations", "plot_ladder"]
+__all__ = ["FORMAT", "LoopConfig", "LoopResult", "gate_spec", "plot_ladder", "promotes",
+           "run_generations", "threshold_elo"]
 
 FORMAT, FORMAT_VERSION = "gallerist-generations", 1
 #: The learning rate a candidate is trained on at from the best model's weights
@@ -95,17 +97,35 @@ def _train(data_dirs: list[str], out: str, options: dict[str, Any]) -> bool:
     return True
 
 
+def threshold_elo(share: float) -> float:
+    """The Elo difference at which a two-player win share is `share` (0.53: +20.9)."""
+    return 400.0 * math.log10(share / (1.0 - share))
+
+
+def promotes(gate: dict[str, Any], players: int, share: float) -> bool:
+    """Whether a gate promotes its candidate: at 2 players its win share reaches `share`;
+    at 3 and 4 players, where a seat's fair share is 1/N and the finishing order says
+    more than the winner, its Bradley-Terry Elo on the finishing orders reaches the Elo
+    of `share` at 2 players."""
+    if players == 2:
+        return float(gate["win_rate"]) >= share
+    return float(gate["elo"]) >= threshold_elo(share)
+
+
 def _gate(candidate: str, best: str, cfg: LoopConfig, k: int, records: Path, workers: int,
           backend: str) -> dict[str, Any] | None:
-    """The candidate against the best, seat-paired; None when Ctrl-C stopped it."""
+    """The candidate against the best, seat-paired (at 3 players the candidate in one seat
+    of three, at 4 in two of four); None when Ctrl-C stopped it."""
     from gallerist.ai.arena.tournament import resume_tournament, run_tournament
 
     a, b = gate_spec(candidate, cfg.gate_iterations), gate_spec(best, cfg.gate_iterations)
+    # the arena seats the first bot twice when there are fewer bots than seats
+    lineup = [b, a] if cfg.players == 3 else [a, b]
     records.parent.mkdir(parents=True, exist_ok=True)
     if records.exists() and records.stat().st_size:
         t = resume_tournament(str(records), workers=workers, backend=backend)
     else:
-        t = run_tournament([a, b], players=cfg.players, games=cfg.gate_games, workers=workers,
+        t = run_tournament(lineup, players=cfg.players, games=cfg.gate_games, workers=workers,
                            seed=cfg.seed + 7_000_000 + 10_000 * k, backend=backend,
                            records_path=str(records))
     if t.interrupted:
@@ -116,6 +136,7 @@ def _gate(candidate: str, best: str, cfg: LoopConfig, k: int, records: Path, wor
     rating = {r["bot"]: r for r in rep["ratings"]}[a]
     summary = {s["bot"]: s for s in rep["summary"]}[a]
     return {"games": rep["games"], "win_rate": summary["win_rate"],
+            "fair_share": 1.0 / max(1, cfg.players),
             "win_rate_ci": list(summary["win_rate_ci"]),
             "elo": 2 * rating["elo"], "elo_ci": [2 * rating["ci"][0], 2 * rating["ci"][1]],
             "records": str(records)}
@@ -230,7 +251,7 @@ def _one_generation(out: Path, state: dict[str, Any], cfg: LoopConfig, workers: 
     if gate is None:
         return False
     state["games_played"] += run.games
-    promoted = gate["win_rate"] >= cfg.gate_threshold
+    promoted = promotes(gate, cfg.players, cfg.gate_threshold)
     gate["records"] = f"gates/gen-{k:03d}.jsonl"
     row = {"generation": k, "model": f"models/{candidate.name}", "sha256": sha256_file(candidate),
            "parent": best["generation"], "selfplay_games": run.games,
@@ -242,7 +263,8 @@ def _one_generation(out: Path, state: dict[str, Any], cfg: LoopConfig, workers: 
         state["best"] = k
     state["generations"].append(row)
     _save(out, state)
-    log(f"generation {k}: won {100 * gate['win_rate']:.1f}% of {gate['games']} against "
+    log(f"generation {k}: won {100 * gate['win_rate']:.1f}% of its seats' games (fair share "
+        f"{100 * gate['fair_share']:.0f}%) in {gate['games']} against "
         f"generation {best['generation']} ({gate['elo']:+.0f} Elo) -> "
         + ("promoted" if promoted else "not promoted"))
     return True

@@ -11,6 +11,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from server_testlib import running_server
@@ -33,15 +34,16 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-def _get(served: GalleristServer, path: str, method: str = "GET") -> tuple[int, dict[str, str], bytes]:
+def _get(served: GalleristServer, path: str, method: str = "GET") -> tuple[int, Any, bytes]:
+    """(status, headers looked up in any case, as HTTP's are, body)."""
     assert served.http is not None
     request = urllib.request.Request(f"http://localhost:{served.http.port}{path}", method=method)
     opener = urllib.request.build_opener(_NoRedirect)
     try:
         with opener.open(request, timeout=30) as reply:
-            return reply.status, dict(reply.headers), reply.read()
+            return reply.status, reply.headers, reply.read()
     except urllib.error.HTTPError as err:
-        return err.code, dict(err.headers), err.read()
+        return err.code, err.headers, err.read()
 
 
 def test_the_page_is_one_self_contained_document_under_1_mb(served: GalleristServer) -> None:

@@ -103,3 +103,49 @@ def test_bad_settings_are_refused_naming_the_option(tmp_path: Path, argv: list[s
                           timeout=60)
     assert done.returncode == 2, done.stderr
     assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_gate_threshold_elo_matches_the_two_player_share() -> None:
+    """A 53% win share at 2 players is +20.9 Elo; 50% is 0."""
+    assert loop.threshold_elo(0.53) == pytest.approx(20.87, abs=0.01)
+    assert loop.threshold_elo(0.5) == 0.0
+
+
+@pytest.mark.parametrize("players, gate, promoted", [
+    (2, {"win_rate": 0.54, "elo": 28.0}, True),
+    (2, {"win_rate": 0.52, "elo": 14.0}, False),
+    # at 3 players a seat's fair share is 1/3: a 46% share of the candidate's seats is a
+    # large win, and the promotion follows the finishing orders' Elo, not the share
+    (3, {"win_rate": 0.46, "elo": 239.0}, True),
+    (3, {"win_rate": 0.36, "elo": 15.0}, False),
+    (4, {"win_rate": 0.30, "elo": 25.0}, True),
+])
+def test_promotion_at_every_player_count(players: int, gate: dict[str, float],
+                                         promoted: bool) -> None:
+    """At 2 players the gate's win share decides; at 3 and 4 the Bradley-Terry Elo on the
+    finishing orders does, against the Elo of the same threshold."""
+    assert loop.promotes(gate, players, 0.53) is promoted
+
+
+def test_three_player_gate_seats_the_candidate_once(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 3 players the gate seats the candidate in one seat of three, every seat rotated."""
+    from gallerist.ai.arena import tournament
+
+    seen: dict[str, Any] = {}
+
+    def fake(bots: list[str], **kwargs: Any) -> Any:
+        seen["plan"] = tournament.schedule(bots, kwargs["players"], 6, 0)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tournament, "run_tournament", fake)
+    cfg = LoopConfig(players=3, gate_games=6)
+    model = str(Path(loop.__file__).parents[1] / "models" / "default-3p.npz")
+    copy = str(tmp_path / "candidate.npz")
+    shutil.copyfile(model, copy)
+    with pytest.raises(KeyboardInterrupt):
+        loop._gate(copy, model, cfg, 1, tmp_path / "g.jsonl", 1, "local")
+    candidate = loop.gate_spec(copy, cfg.gate_iterations)
+    plans = seen["plan"]
+    assert all(sum(seat == candidate for seat in game.seats) == 1 for game in plans)
+    assert {game.seats.index(candidate) for game in plans} == {0, 1, 2}
