@@ -83,11 +83,11 @@ class _SyncFacade:
         self._servicer = servicer
 
     def __getattr__(self, name: str) -> Any:
-        from gallerist.server.connect_context import CallContext
+        from gallerist.server.connect_context import ConnectCall
 
         method = "".join(part.title() for part in name.split("_"))
         target = getattr(self._servicer, method)
-        return lambda request, ctx: target(request, CallContext(ctx))
+        return lambda request, ctx: target(request, ConnectCall(ctx))
 
 
 def _other_server(kind: str, server: Any, port: int) -> None:

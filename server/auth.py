@@ -3,7 +3,7 @@
 Clients send ``authorization: Bearer <token>``; any other call is answered
 UNAUTHENTICATED before it reaches the servicer. Health checks stay open so that load
 balancers and orchestrators can probe the server without the token. The HTTP port
-(server/connect_service.py) checks its calls' headers with the same `allows` and `deny`.
+(server/http_app.py) checks its calls' headers with the same `token_matches`.
 """
 from __future__ import annotations
 
@@ -16,12 +16,21 @@ import grpc
 
 from gallerist.ai.hint_client import bearer_metadata
 
-__all__ = ["TokenInterceptor", "bearer_metadata", "deny"]
+__all__ = ["TokenInterceptor", "bearer_metadata", "deny", "token_matches"]
 
 log = logging.getLogger("gallerist.server")
 
 #: Methods that need no token.
 OPEN_METHODS = frozenset({"/grpc.health.v1.Health/Check", "/grpc.health.v1.Health/Watch"})
+
+
+def token_matches(sent: str | bytes, token: bytes) -> bool:
+    """Whether an authorization value is ``Bearer <token>``: the scheme in any case (RFC
+    9110), the token exactly, compared in constant time."""
+    text = sent.decode("latin-1") if isinstance(sent, bytes) else sent
+    scheme, _, value = text.partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(value.encode("latin-1", "replace"),
+                                                              token)
 
 
 def deny(method: str) -> Callable[[Any, grpc.ServicerContext], Any]:
@@ -45,8 +54,7 @@ class TokenInterceptor(grpc.ServerInterceptor):
     def __init__(self, token: str, open_methods: frozenset[str] = OPEN_METHODS) -> None:
         if not token:
             raise ValueError("the token must not be empty")
-        ((_, expected),) = bearer_metadata(token)
-        self._expected = expected.encode()
+        self._token = token.encode()
         self._open = open_methods
 
     def intercept_service(self, continuation: Callable[[grpc.HandlerCallDetails], Any],
@@ -58,9 +66,7 @@ class TokenInterceptor(grpc.ServerInterceptor):
 
     def allows(self, metadata: Iterable[tuple[str, Any]] | None) -> bool:
         """Whether the call's metadata (lower-case keys) carries the token."""
-        sent = b""
         for key, value in metadata or ():
             if key == "authorization":
-                sent = value.encode() if isinstance(value, str) else bytes(value)
-                break
-        return hmac.compare_digest(sent, self._expected)
+                return token_matches(value, self._token)
+        return False

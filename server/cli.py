@@ -18,6 +18,7 @@ from gallerist.ai.learn.model_file import ModelFileError
 from gallerist.ai.signals import stop_on_signals
 from gallerist.server.commands.model_option import model_option
 from gallerist.server.demo_state import DemoPositionError
+from gallerist.server.status import ServiceError, status_of
 from gallerist.server.commands import balancer_config
 from gallerist.server.commands import generations, netplay
 from gallerist.server.commands import (CliError, analyze, apply, arena, bots, demo, hint,
@@ -100,9 +101,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.status
-    except (CalibrationError, ModelFileError) as exc:   # a command that made a bot
+    except (CalibrationError, ModelFileError, ServiceError) as exc:   # e.g. a command that made a bot
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        status = status_of(exc)
+        return status.exit if status is not None else 1
     except DemoPositionError as exc:   # `demo`, `hint --demo`: a seed without a position
         print(f"error: --demo-seed: {exc}", file=sys.stderr)
         return 2

@@ -1,37 +1,23 @@
-"""A Connect call seen as a `grpc.ServicerContext`, so the HTTP port runs the servicer's
-own rpc methods: the deadline, abort with a status code, callbacks at the end of the
-call, liveness, the request headers as metadata, the peer.
+"""A Connect call as the service core sees it (`server.status.RpcContext`): the client's
+deadline, liveness, callbacks at the end of the call and the peer, for calls on the HTTP
+port.
 """
 from __future__ import annotations
 
 import logging
 import threading
 from collections.abc import Callable
-from typing import NoReturn
 
-import grpc
-from connectrpc.code import Code
-from connectrpc.errors import ConnectError
 from connectrpc.request import RequestContext
 
-__all__ = ["CallContext", "connect_code"]
+__all__ = ["ConnectCall"]
 
 log = logging.getLogger("gallerist.server")
 
-#: gRPC status -> Connect code (the same names, but CANCELLED is spelt CANCELED).
-_CODES: dict[grpc.StatusCode, Code] = {
-    status: Code.CANCELED if status is grpc.StatusCode.CANCELLED else Code[status.name]
-    for status in grpc.StatusCode if status is not grpc.StatusCode.OK}
 
-
-def connect_code(status: grpc.StatusCode) -> Code:
-    """The Connect code of a gRPC status code (not OK)."""
-    return _CODES[status]
-
-
-class CallContext:
-    """What the servicer and the token check use of `grpc.ServicerContext`, for one
-    Connect call. `end()` (or `cancel()`) closes the call: it runs the callbacks once.
+class ConnectCall:
+    """One Connect call. `end()` (or `cancel()`, `client_gone()`) closes it: the
+    callbacks run once.
 
     Args:
         request: connectrpc's context of the call (headers, deadline, client address).
@@ -39,7 +25,6 @@ class CallContext:
 
     def __init__(self, request: RequestContext) -> None:
         self._request = request
-        self._code: grpc.StatusCode | None = None
         self._callbacks: list[Callable[[], None]] = []
         self._lock = threading.Lock()
         self._over = False
@@ -75,20 +60,6 @@ class CallContext:
             self._callbacks.append(callback)
             return True
 
-    def abort(self, code: grpc.StatusCode, details: str) -> NoReturn:
-        """End the call with `code` and the message `details` (raises ConnectError)."""
-        self._code = code
-        raise ConnectError(connect_code(code), details)
-
-    def code(self) -> grpc.StatusCode | None:
-        """The status that `abort` set, or None."""
-        return self._code
-
-    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
-        """The request headers as gRPC metadata (lower-case keys)."""
-        return tuple((key.lower(), value)
-                     for key, value in self._request.request_headers.allitems())
-
     def peer(self) -> str:
         """The client's address as gRPC writes it (``ipv4:127.0.0.1:PORT``)."""
         host, _, port = (self._request.client_address or "unknown:0").rpartition(":")
@@ -105,7 +76,7 @@ class CallContext:
             try:
                 callback()
             except Exception:  # noqa: BLE001 - as gRPC, a failing callback only logs
-                log.exception("a callback of %s failed", self._request.method.name)
+                log.exception("a callback of %s failed", self.method())
 
     def cancel(self) -> None:
         """Cancel the call (at shutdown): it turns inactive and its callbacks run."""
@@ -120,7 +91,7 @@ class CallContext:
 
     def method(self) -> str:
         """The rpc's name, e.g. ``SuggestMoves``."""
-        return self._request.method.name
+        return str(self._request.method.name)
 
     def __repr__(self) -> str:
-        return f"CallContext({self.method()}, peer={self.peer()})"
+        return f"ConnectCall({self.method()}, peer={self.peer()})"

@@ -3,9 +3,9 @@
 rpc methods on a thread pool.
 
 `ConnectService` implements the generated `GalleristAI` and `GalleristPlay` protocols:
-each call gets a `CallContext` (a `grpc.ServicerContext` look-alike), so the limits,
-search slots, state cache, deadlines, error messages and log lines are those of the gRPC
-port. It caps the calls in flight like the gRPC port's ``max_rpcs``. A call whose client
+each call gets a `ConnectCall` (the core's `RpcContext`), so the limits, search slots,
+state cache, deadlines, error messages and log lines are those of the gRPC port; a
+`ServiceError` becomes the Connect code its status names. It caps the calls in flight like the gRPC port's ``max_rpcs``. A call whose client
 goes away is cancelled: its search stops and its slot is freed.
 """
 from __future__ import annotations
@@ -20,8 +20,9 @@ from typing import Any
 from connectrpc.code import Code
 from connectrpc.errors import ConnectError
 
-from gallerist.server.connect_context import CallContext
+from gallerist.server.connect_context import ConnectCall
 from gallerist.server.servicer import GalleristServicer
+from gallerist.server.status import ServiceError
 from gallerist.server.play.servicer import PlayServicer
 
 __all__ = ["ConnectService"]
@@ -54,7 +55,7 @@ class ConnectService:
         self._max_calls = max_calls or 64
         self._pool = ThreadPoolExecutor(max_workers=self._max_calls,
                                         thread_name_prefix="gallerist-http")
-        self._live: set[CallContext] = set()
+        self._live: set[ConnectCall] = set()
         self._lock = threading.Lock()
         self._closed = False
         self.idle = threading.Event()
@@ -125,7 +126,7 @@ class ConnectService:
             done.add_done_callback(lambda f: f.cancelled() or f.exception())
             raise
 
-    def _run_unary(self, call: CallContext, method: str, request: Any, servicer: Any) -> Any:
+    def _run_unary(self, call: ConnectCall, method: str, request: Any, servicer: Any) -> Any:
         try:
             response = _run(call, lambda: getattr(servicer, method)(request, call))
             _check_over(call)
@@ -151,7 +152,7 @@ class ConnectService:
             if not call.over:
                 call.client_gone()
 
-    def _pump(self, call: CallContext, method: str, request: Any,
+    def _pump(self, call: ConnectCall, method: str, request: Any,
               put: Callable[[Any], None]) -> None:
         responses: Iterator[Any] = getattr(self._servicer, method)(request, call)
         try:
@@ -165,9 +166,9 @@ class ConnectService:
             responses.close()
             put(_END)
 
-    def _open(self, method: str, ctx: Any) -> CallContext:
+    def _open(self, method: str, ctx: Any) -> ConnectCall:
         """The call's context, once there is room for it."""
-        call = CallContext(ctx)
+        call = ConnectCall(ctx)
         with self._lock:
             if self._closed:
                 raise ConnectError(Code.UNAVAILABLE, "the server is shutting down")
@@ -179,7 +180,7 @@ class ConnectService:
             self.idle.clear()
         return call
 
-    def _finish(self, call: CallContext) -> None:
+    def _finish(self, call: ConnectCall) -> None:
         call.end()
         with self._lock:
             self._live.discard(call)
@@ -187,18 +188,21 @@ class ConnectService:
                 self.idle.set()
 
 
-def _run(call: CallContext, step: Callable[[], Any]) -> Any:
-    """`step()`, with an exception that is not the servicer's abort turned INTERNAL."""
+def _run(call: ConnectCall, step: Callable[[], Any]) -> Any:
+    """`step()`, with a `ServiceError` turned into its Connect code and any other
+    exception into INTERNAL."""
     try:
         return step()
     except ConnectError:
         raise
+    except ServiceError as exc:
+        raise ConnectError(exc.status.connect, str(exc)) from None
     except Exception as exc:
         log.exception("%s failed", call.method())
         raise ConnectError(Code.INTERNAL, f"internal error: {type(exc).__name__}") from None
 
 
-def _check_over(call: CallContext) -> None:
+def _check_over(call: ConnectCall) -> None:
     """A call cut short by the server's shutdown or by its deadline fails as on gRPC."""
     if call.disconnected:
         raise ConnectError(Code.CANCELED, "the client went away before the call finished")

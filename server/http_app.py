@@ -6,7 +6,6 @@ and the token.
 """
 from __future__ import annotations
 
-import hmac
 import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
@@ -24,7 +23,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 import protobuf
-from gallerist.ai.hint_client import bearer_metadata
+from gallerist.server.auth import token_matches
 from gallerist.server.connect_service import ConnectService
 from gallerist.server.play.page import LICENSES_PATH, PAGE_PATH, STATIC, page_html
 from gallerist.server.play.servicer import PLAY_SERVICE_NAME
@@ -73,18 +72,14 @@ class HttpAppOptions:
 
 
 class _TokenCheck:
-    """A connectrpc metadata interceptor: the token, checked before the body is read.
-    The scheme is case-insensitive (RFC 9110); the token is compared in constant time."""
+    """A connectrpc metadata interceptor: the token (`token_matches`), checked before the
+    body is read."""
 
     def __init__(self, token: str) -> None:
-        ((_, expected),) = bearer_metadata(token)
-        self._token = expected.split(" ", 1)[1].encode()
+        self._token = token.encode()
 
     async def on_start(self, ctx: Any) -> None:
-        sent = ctx.request_headers.get("authorization", "")
-        scheme, _, value = sent.strip().partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(),
-                                                                 self._token):
+        if not token_matches(ctx.request_headers.get("authorization", ""), self._token):
             log.info("%s budget=- elapsed=0.0ms status=UNAUTHENTICATED", ctx.method.name)
             raise ConnectError(Code.UNAUTHENTICATED,
                                "authorization: missing or wrong token (send the header "

@@ -16,7 +16,7 @@ from gallerist.ai.calibration.maps import CalibrationError
 from gallerist.ai.learn.model_file import ModelFileError
 from gallerist.ai.bots.base import Bot, Budget
 from gallerist.ai.bots.spec import DEFAULT_BOT, declared_options, make_bot, parse_spec
-from gallerist.engine.errors import GalleristError
+from gallerist.server.status import INVALID_ARGUMENT, ServiceError
 
 __all__ = ["Limits", "RequestError", "build_bot", "check_budget", "check_interval",
            "check_move_list", "check_query_id", "check_seed", "check_spec"]
@@ -25,8 +25,10 @@ __all__ = ["Limits", "RequestError", "build_bot", "check_budget", "check_interva
 MAX_SEED = 2**63 - 1
 
 
-class RequestError(GalleristError, ValueError):
+class RequestError(ServiceError, ValueError):
     """A request field that the server cannot accept: the message starts with the field."""
+
+    status = INVALID_ARGUMENT
 
     def __init__(self, field: str, problem: str) -> None:
         super().__init__(f"{field}: {problem}")

@@ -1,8 +1,10 @@
 """The GalleristAI servicer: proto requests in, engine and bot calls, proto responses out.
 
-Every failure becomes a status code through `context.abort`, with a message that starts
-with the request field at fault, and each call is logged on the ``gallerist.server``
-logger; the codes are listed in docs/hints.md ("The service").
+The servicer knows no transport: its rpc methods take the request and the call's
+`RpcContext` and raise a `ServiceError` whose status (server/status.py) the gRPC port
+(`add_servicer`) and the HTTP port (server/connect_service.py) each report their way,
+with a message that starts with the request field at fault. Each call is logged on the
+``gallerist.server`` logger; the codes are listed in docs/hints.md ("The service").
 """
 from __future__ import annotations
 
@@ -41,10 +43,11 @@ from gallerist.server.metrics import Metrics
 from gallerist.server.search import Report, Search
 from gallerist.server.slots import SearchSlots
 from gallerist.server.state_cache import StateCache
-from gallerist.engine.errors import GalleristError
+from gallerist.server.status import (CANCELLED, INTERNAL, RESOURCE_EXHAUSTED, RpcContext,
+                                     ServiceError, status_of)
 
 __all__ = ["GalleristServicer", "Overloaded", "SERVICE_NAME", "Undecodable", "add_servicer",
-           "safe_parser", "unary_method"]
+           "grpc_stream", "grpc_unary", "safe_parser", "unary_method"]
 
 log = logging.getLogger("gallerist.server")
 
@@ -54,8 +57,10 @@ SERVICE_NAME: str = hints_pb2.DESCRIPTOR.services_by_name["GalleristAI"].full_na
 _NO_DEADLINE_S = 1e8
 
 
-class Overloaded(GalleristError):
+class Overloaded(ServiceError):
     """Every search slot is taken."""
+
+    status = RESOURCE_EXHAUSTED
 
 
 class Undecodable:
@@ -81,9 +86,10 @@ def _safe_parser(message_type: Any) -> Callable[[bytes], Any]:
 class _Call:
     """One call's log line: method, budget, elapsed, status."""
 
-    def __init__(self, method: str, context: grpc.ServicerContext, request: Any = None) -> None:
+    def __init__(self, method: str, context: RpcContext, request: Any = None) -> None:
         self.method = method
         self.context = context
+        self.status = ""   # the failure's status name ("": none)
         self.t0 = time.perf_counter()
         self.budget = "-"
         self.extra = ""
@@ -92,16 +98,14 @@ class _Call:
 
     def done(self, failed: bool = False) -> tuple[str, float]:
         """Log the call's line; returns its status name and its duration in seconds."""
-        code = self.context.code()  # type: ignore[attr-defined]
-        if code is None:
-            if failed:
-                status = "UNKNOWN"
-            elif not self.context.is_active():
-                status = "CANCELLED"
-            else:
-                status = "OK"
+        if self.status:
+            status = self.status
+        elif failed:
+            status = "UNKNOWN"
+        elif not self.context.is_active():
+            status = CANCELLED.name
         else:
-            status = code.name
+            status = "OK"
         seconds = time.perf_counter() - self.t0
         fields = {"method": self.method, "status": status,
                   "elapsed_ms": round(seconds * 1000.0, 3), "bot": self.bot,
@@ -120,35 +124,27 @@ class _Call:
             return ""
 
 
-_Method = Callable[[Any, Any, grpc.ServicerContext, "_Call"], Any]
-_Handler = Callable[[Any, Any, grpc.ServicerContext], Any]
+_Method = Callable[[Any, Any, RpcContext, "_Call"], Any]
+_Handler = Callable[[Any, Any, RpcContext], Any]
 
 
-def _abort_for(exc: Exception, call: _Call, context: grpc.ServicerContext) -> None:
-    """Abort the call for an exception raised while serving it (always raises)."""
-    if isinstance(exc, RequestError):
-        call.extra = f" error={exc}"
-        context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-    if isinstance(exc, Overloaded):
-        context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
-    status = getattr(exc, "grpc_status", None)   # e.g. a hosted game's NOT_FOUND
-    if isinstance(status, grpc.StatusCode):
+def _service_error(exc: Exception, call: _Call) -> ServiceError:
+    """The error a call answers with for an exception raised while serving it; an
+    unexpected one is logged with its traceback and answered INTERNAL."""
+    status = status_of(exc)
+    if status is None:
+        log.exception("%s failed", call.method)
+        return ServiceError(f"internal error: {type(exc).__name__}", INTERNAL)
+    if status is not RESOURCE_EXHAUSTED:
         call.extra += f" error={exc}"
-        context.abort(status, str(exc))
-    if isinstance(exc, ModelFileError):   # e.g. eval=model on a server without a model
-        call.extra = f" error={exc}"
-        context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
-    if context.code() is not None:  # type: ignore[attr-defined]  # abort() chose the status
-        raise exc
-    log.exception("%s failed", call.method)
-    context.abort(grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}")
+    return exc if isinstance(exc, ServiceError) else ServiceError(str(exc), status)
 
 
 @contextmanager
-def _serving(method: _Method, request: Any, context: grpc.ServicerContext,
+def _serving(method: _Method, request: Any, context: RpcContext,
              metrics: Metrics, streaming: bool = False) -> Iterator[_Call]:
     """The part of every handler around the method: ``with _serving(...) as call:``
-    checks that the request decoded, turns an exception into a status code, logs the
+    checks that the request decoded, turns an exception into a `ServiceError`, logs the
     call's line when it ends and counts it in `metrics`."""
     call = _Call(method.__name__, context, request)
     failed = False
@@ -160,7 +156,11 @@ def _serving(method: _Method, request: Any, context: grpc.ServicerContext,
         yield call
     except Exception as exc:
         failed = True
-        _abort_for(exc, call, context)
+        error = _service_error(exc, call)
+        call.status = error.status.name
+        if error is exc:
+            raise
+        raise error from None
     finally:
         metrics.call_ended(call.method, streaming, *call.done(failed))
 
@@ -169,7 +169,7 @@ def _unary(method: _Method) -> _Handler:
     """Wrap a unary handler `f(self, request, context, call)`: decode check, errors to
     status codes, one log line."""
     @functools.wraps(method)
-    def handler(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
+    def handler(self: Any, request: Any, context: RpcContext) -> Any:
         with _serving(method, request, context, self.metrics) as call:
             return method(self, request, context, call)
     return handler
@@ -178,9 +178,33 @@ def _unary(method: _Method) -> _Handler:
 def _streaming(method: _Method) -> _Handler:
     """`_unary` for a server-streaming handler (a generator)."""
     @functools.wraps(method)
-    def handler(self: Any, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+    def handler(self: Any, request: Any, context: RpcContext) -> Iterator[Any]:
         with _serving(method, request, context, self.metrics, streaming=True) as call:
             yield from method(self, request, context, call)
+    return handler
+
+
+def grpc_unary(method: Callable[[Any, Any], Any]) -> Callable[[Any, grpc.ServicerContext], Any]:
+    """The gRPC port's handler of a unary rpc method: its `ServiceError` becomes the
+    call's status."""
+    @functools.wraps(method)
+    def handler(request: Any, context: grpc.ServicerContext) -> Any:
+        try:
+            return method(request, context)
+        except ServiceError as exc:
+            context.abort(exc.status.grpc, str(exc))
+    return handler
+
+
+def grpc_stream(method: Callable[[Any, Any], Iterator[Any]]
+                ) -> Callable[[Any, grpc.ServicerContext], Iterator[Any]]:
+    """`grpc_unary` for a server-streaming rpc method."""
+    @functools.wraps(method)
+    def handler(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+        try:
+            yield from method(request, context)
+        except ServiceError as exc:
+            context.abort(exc.status.grpc, str(exc))
     return handler
 
 
@@ -209,7 +233,7 @@ class GalleristServicer:
 
     # ------------------------------------------------------------------ searches
 
-    def _search(self, request: Any, context: grpc.ServicerContext, call: _Call) -> Search:
+    def _search(self, request: Any, context: RpcContext, call: _Call) -> Search:
         """Validate the state and build the search, sized by the client's deadline."""
         def search_ms() -> float | None:
             remaining = context.time_remaining()
@@ -251,7 +275,7 @@ class GalleristServicer:
                           "slots in use; retry later")
 
     @contextmanager
-    def _searching(self, request: Any, context: grpc.ServicerContext, call: _Call,
+    def _searching(self, request: Any, context: RpcContext, call: _Call,
                    need: int) -> Iterator[Search]:
         """``with self._searching(...) as search:`` holds `need` search slots (or raises
         Overloaded), builds the search and registers it as running for the body; the
@@ -266,7 +290,7 @@ class GalleristServicer:
                 yield search
 
     @_unary
-    def SuggestMoves(self, request: Any, context: grpc.ServicerContext, call: _Call) -> Any:
+    def SuggestMoves(self, request: Any, context: RpcContext, call: _Call) -> Any:
         """Rank the moves of the player to move (hints.proto)."""
         need = self._check_search_request(request, call)
         with self._searching(request, context, call, need) as search:
@@ -274,7 +298,7 @@ class GalleristServicer:
         return convert.hint_response(report, request.max_moves, request.query_id)
 
     @_streaming
-    def AnalyzeStream(self, request: Any, context: grpc.ServicerContext,
+    def AnalyzeStream(self, request: Any, context: RpcContext,
                       call: _Call) -> Iterator[Any]:
         """SuggestMoves with partial reports (hints.proto)."""
         need = self._check_search_request(request, call)
@@ -292,7 +316,7 @@ class GalleristServicer:
             call.extra = f" reports={reports}"
 
     @_streaming
-    def AnalyzeGame(self, request: Any, context: grpc.ServicerContext,
+    def AnalyzeGame(self, request: Any, context: RpcContext,
                     call: _Call) -> Iterator[Any]:
         """Analyze every decision of a game, one AnalyzedPosition at a time (hints.proto)."""
         need = self._check_search_request(request, call)
@@ -376,7 +400,7 @@ class GalleristServicer:
     # ------------------------------------------------------------------ game play
 
     @_unary
-    def NewGame(self, request: Any, context: grpc.ServicerContext, call: _Call) -> Any:
+    def NewGame(self, request: Any, context: RpcContext, call: _Call) -> Any:
         """A new game after setup (hints.proto)."""
         n = request.num_players or 2
         if not 1 <= n <= 4:
@@ -387,14 +411,14 @@ class GalleristServicer:
                                          position=convert.position(state))
 
     @_unary
-    def LegalActions(self, request: Any, context: grpc.ServicerContext, call: _Call) -> Any:
+    def LegalActions(self, request: Any, context: RpcContext, call: _Call) -> Any:
         """The legal actions or chance outcomes of a position (hints.proto)."""
         state = convert.state_from_message(request.state, request.HasField("state"),
                                            cache=self.cache)
         return convert.legal_actions_response(state)
 
     @_unary
-    def ApplyAction(self, request: Any, context: grpc.ServicerContext, call: _Call) -> Any:
+    def ApplyAction(self, request: Any, context: RpcContext, call: _Call) -> Any:
         """Apply one action or chance outcome (hints.proto)."""
         state = convert.state_from_message(request.state, request.HasField("state"),
                                            cache=self.cache)
@@ -439,12 +463,17 @@ safe_parser = _safe_parser
 def add_servicer(servicer: GalleristServicer, server: grpc.Server) -> None:
     """Register the servicer like the generated `add_GalleristAIServicer_to_server`, but
     with request parsers that never raise (undecodable bytes become INVALID_ARGUMENT)."""
-    unary = grpc.unary_unary_rpc_method_handler
+    def unary(method: Any, **kwargs: Any) -> Any:
+        return grpc.unary_unary_rpc_method_handler(grpc_unary(method), **kwargs)
+
+    def stream(method: Any, **kwargs: Any) -> Any:
+        return grpc.unary_stream_rpc_method_handler(grpc_stream(method), **kwargs)
+
     handlers = {
         "SuggestMoves": unary(servicer.SuggestMoves,
                               request_deserializer=_safe_parser(hints_pb2.HintRequest),
                               response_serializer=hints_pb2.HintResponse.SerializeToString),
-        "AnalyzeStream": grpc.unary_stream_rpc_method_handler(
+        "AnalyzeStream": stream(
             servicer.AnalyzeStream,
             request_deserializer=_safe_parser(hints_pb2.HintRequest),
             response_serializer=hints_pb2.HintResponse.SerializeToString),
@@ -454,7 +483,7 @@ def add_servicer(servicer: GalleristServicer, server: grpc.Server) -> None:
         "LegalActions": unary(servicer.LegalActions,
                               request_deserializer=_safe_parser(hints_pb2.LegalActionsRequest),
                               response_serializer=hints_pb2.LegalActionsResponse.SerializeToString),
-        "AnalyzeGame": grpc.unary_stream_rpc_method_handler(
+        "AnalyzeGame": stream(
             servicer.AnalyzeGame,
             request_deserializer=_safe_parser(hints_pb2.AnalyzeGameRequest),
             response_serializer=hints_pb2.AnalyzedPosition.SerializeToString),

@@ -10,14 +10,13 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import grpc
 import numpy as np
 
 from gallerist import engine
 from gallerist.ai.arena.play import draw_chance
 from gallerist.ai.bots.base import Budget
-from gallerist.engine.errors import GalleristError
 from gallerist.server.limits import RequestError
+from gallerist.server.status import FAILED_PRECONDITION, NOT_FOUND, ServiceError
 
 __all__ = ["BotSeat", "GameGone", "GameStore", "HostedGame", "StaleMove", "check_game_id"]
 
@@ -26,17 +25,17 @@ _ID_CHARS = frozenset(string.ascii_letters + string.digits + "-_")
 _ID_MAX = 64
 
 
-class GameGone(GalleristError):
+class GameGone(ServiceError):
     """No game of that id on this server (never made, dropped when idle, or the server
     restarted)."""
 
-    grpc_status = grpc.StatusCode.NOT_FOUND
+    status = NOT_FOUND
 
 
-class StaleMove(GalleristError):
+class StaleMove(ServiceError):
     """A move chosen in a position the game is no longer at."""
 
-    grpc_status = grpc.StatusCode.FAILED_PRECONDITION
+    status = FAILED_PRECONDITION
 
 
 def check_game_id(game_id: str) -> str:

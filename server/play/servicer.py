@@ -22,7 +22,8 @@ from gallerist.server.metrics import Metrics
 from gallerist.server.play.games import BotSeat, GameStore, HostedGame, StaleMove
 from gallerist.server.play.review import review_game
 from gallerist.server.search import Search, resolve_budget
-from gallerist.server.servicer import Overloaded, safe_parser, unary_method
+from gallerist.server.servicer import Overloaded, grpc_unary, safe_parser, unary_method
+from gallerist.server.status import RpcContext
 from gallerist.server.slots import SearchSlots
 from gallerist.v1 import play_pb2
 
@@ -90,7 +91,7 @@ class PlayServicer:
     # ------------------------------------------------------------------ the rpcs
 
     @unary_method
-    def StartGame(self, request: Any, context: grpc.ServicerContext, call: Any) -> Any:
+    def StartGame(self, request: Any, context: RpcContext, call: Any) -> Any:
         """Start a game (play.proto)."""
         n = request.num_players or 2
         if not 1 <= n <= 4:
@@ -110,7 +111,7 @@ class PlayServicer:
             return self._view(game, since=0)
 
     @unary_method
-    def PlayMove(self, request: Any, context: grpc.ServicerContext, call: Any) -> Any:
+    def PlayMove(self, request: Any, context: RpcContext, call: Any) -> Any:
         """Play the person's move, then chance and the bots (play.proto)."""
         game = self.games.get(request.game_id)
         action = convert.action_from_request(request)
@@ -131,7 +132,7 @@ class PlayServicer:
             return self._view(game, since=played)
 
     @unary_method
-    def UndoMove(self, request: Any, context: grpc.ServicerContext, call: Any) -> Any:
+    def UndoMove(self, request: Any, context: RpcContext, call: Any) -> Any:
         """Take back the person's last move (play.proto)."""
         game = self.games.get(request.game_id)
         with game.lock:
@@ -139,14 +140,14 @@ class PlayServicer:
             return self._view(game, since=None)
 
     @unary_method
-    def GetGame(self, request: Any, context: grpc.ServicerContext, call: Any) -> Any:
+    def GetGame(self, request: Any, context: RpcContext, call: Any) -> Any:
         """The game as it stands (play.proto)."""
         game = self.games.get(request.game_id)
         with game.lock:
             return self._view(game, since=None)
 
     @unary_method
-    def ReviewGame(self, request: Any, context: grpc.ServicerContext, call: Any) -> Any:
+    def ReviewGame(self, request: Any, context: RpcContext, call: Any) -> Any:
         """The review page of a finished game (play.proto)."""
         game = self.games.get(request.game_id)
         with game.lock:
@@ -201,7 +202,7 @@ class PlayServicer:
 
     @contextmanager
     def _bots_moving(self, game: HostedGame,
-                     context: grpc.ServicerContext) -> Iterator[Callable[..., int]]:
+                     context: RpcContext) -> Iterator[Callable[..., int]]:
         """``with self._bots_moving(game, context) as choose:`` holds the bots' search
         slots (Overloaded when they are not free, before anything moved) when a bot is
         due, and gives the function that makes a bot's move."""
@@ -296,7 +297,7 @@ def add_play_servicer(servicer: PlayServicer, server: grpc.Server) -> None:
     never raise (as `add_servicer`)."""
     handlers = {
         name: grpc.unary_unary_rpc_method_handler(
-            getattr(servicer, name), request_deserializer=safe_parser(request),
+            grpc_unary(getattr(servicer, name)), request_deserializer=safe_parser(request),
             response_serializer=response.SerializeToString)
         for name, request, response in (
             ("StartGame", play_pb2.StartGameRequest, play_pb2.GameView),
