@@ -359,3 +359,20 @@ def test_two_thousand_connections_at_once_are_all_answered() -> None:
         assert statuses <= {200, 429}, statuses
         assert max(t for _, t in results) < 10 and took < 10   # type: ignore[misc]
         assert _health(grpc_port) == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_http2_over_tls_by_alpn(tmp_path: Any) -> None:
+    """With --tls-cert the port offers HTTP/2 by ALPN (and HTTP/1.1 to who asks for it)."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                    str(key), "-out", str(cert), "-days", "1", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost"], check=True, capture_output=True)
+    with running_server(workers=1, http_port=0, tls_cert=cert, tls_key=key) as server:
+        for flag, version in (("--http2", "2"), ("--http1.1", "1.1")):
+            done = subprocess.run(["curl", "-s", flag, "--cacert", str(cert), "-H",
+                                   "Content-Type: application/json", "-d", '{"numPlayers": 2}',
+                                   "-w", "\n%{http_version}",
+                                   f"https://localhost:{server.http.port}{NEW_GAME}"],
+                                  capture_output=True, text=True, timeout=30, check=True)
+            body, got = done.stdout.rsplit("\n", 1)
+            assert got == version and json.loads(body)["state"]["numPlayers"] == 2
