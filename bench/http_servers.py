@@ -11,6 +11,7 @@ connections that send 6 MB of headers each; whether the process survived.
 
 Usage:
     python bench/http_servers.py [--servers wsgiref,granian,hypercorn] [--json OUT]
+    python bench/http_servers.py --quick     # a smaller flood and shorter runs (a check)
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import socket
 import statistics
 import subprocess
@@ -223,7 +225,7 @@ def _grpc_suggest_p50(calls: int) -> float:
         server.stop(0).wait(5)
 
 
-def _wrk(port: int) -> float:
+def _wrk(port: int, seconds: int) -> float | None:
     from gallerist.v1 import hints_pb2
 
     body = hints_pb2.NewGameRequest(num_players=2, seed=1).SerializeToString()
@@ -231,7 +233,10 @@ def _wrk(port: int) -> float:
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
         script.write('wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/proto"\n'
                      f'wrk.body = "{escaped}"\n')
-    done = subprocess.run(["wrk", "-t2", "-c16", "-d10s", "-s", script.name,
+    if shutil.which("wrk") is None:   # Debian's wrk package
+        print("wrk is missing (apt-get install wrk): no calls/s", file=sys.stderr)
+        return None
+    done = subprocess.run(["wrk", "-t2", "-c16", f"-d{seconds}s", "-s", script.name,
                            f"http://127.0.0.1:{port}{NEW_GAME}"],
                           capture_output=True, text=True, timeout=60)
     os.unlink(script.name)
@@ -310,17 +315,20 @@ def _peak_during(proc: subprocess.Popen[str], work: Any) -> float:
     return peak[0]
 
 
-def measure(kind: str, calls: int) -> dict[str, Any]:
+def measure(kind: str, calls: int, quick: bool = False) -> dict[str, Any]:
     proc, port = _start(kind)
     try:
         row: dict[str, Any] = {"keep_alive": _keep_alive(port), "h2c": _h2c(port),
                                "grpc_same_port": _grpc_same_port(port),
                                "suggest_p50_ms": _suggest_p50(port, calls),
-                               "calls_per_s": _wrk(port), "rss_mb_rest": _rss_mb(proc)}
-        row["rss_mb_slow"] = _peak_during(proc, lambda: _slow_connections(port))
+                               "calls_per_s": _wrk(port, 2 if quick else 10),
+                               "rss_mb_rest": _rss_mb(proc)}
+        slow = (200, 3.0) if quick else (2000, 12.0)
+        row["rss_mb_slow"] = _peak_during(proc, lambda: _slow_connections(port, *slow))
         row["alive_after_slow"] = _alive(proc, port)
         if row["alive_after_slow"]:
-            row["rss_mb_headers"] = _peak_during(proc, lambda: _header_flood(port))
+            flood = (10, 1 << 20) if quick else (100, 6 << 20)
+            row["rss_mb_headers"] = _peak_during(proc, lambda: _header_flood(port, *flood))
             row["alive_after_headers"] = _alive(proc, port)
         return row
     finally:
@@ -339,6 +347,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--servers", default=",".join(SERVERS))
     ap.add_argument("--calls", type=int, default=300, help="timed SuggestMoves calls (300)")
     ap.add_argument("--json", help="write the rows as JSON here")
+    ap.add_argument("--quick", action="store_true",
+                    help="200 slow connections for 3 s, 10 x 1 MB of headers, wrk 2 s")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -348,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))
     rows = {"gRPC port (reference)": {"suggest_p50_ms": _grpc_suggest_p50(args.calls)}}
     for kind in args.servers.split(","):
-        rows[kind] = measure(kind, args.calls)
+        rows[kind] = measure(kind, args.calls, args.quick)
         print(kind, json.dumps(rows[kind]), flush=True)
     keys = ("keep_alive", "h2c", "grpc_same_port", "suggest_p50_ms", "calls_per_s",
             "rss_mb_rest", "rss_mb_slow", "alive_after_slow", "rss_mb_headers",
