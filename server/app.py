@@ -32,6 +32,7 @@ from gallerist.server.http_server import HttpLimits, HttpServer
 from gallerist.server.limits import Limits
 from gallerist.server.metrics import ServerMetrics
 from gallerist.server.play.servicer import PLAY_SERVICE_NAME, PlayServicer, add_play_servicer
+from gallerist.server.play.store import GameStore, StoreError
 from gallerist.server.reflection import enable_reflection
 from gallerist.server.servicer import SERVICE_NAME, GalleristServicer, add_servicer
 from gallerist.server.slots import SearchSlots
@@ -66,6 +67,7 @@ class GalleristServer:
         metrics: the Prometheus metrics, served on `metrics_port` once started, or None.
         metrics_port: the port asked for /metrics (0: a free one; the bound one is
             `metrics.port` once started), or None: no metrics port.
+        play: the GalleristPlay servicer (its `games` the store health follows).
     """
 
     server: grpc.Server
@@ -77,6 +79,9 @@ class GalleristServer:
     http: HttpServer | None = None
     metrics: ServerMetrics | None = None
     metrics_port: int | None = None
+    play: PlayServicer | None = None
+    _watching: threading.Event | None = None
+    _stopping: bool = False
 
     def start(self) -> None:
         """Start serving; health turns SERVING."""
@@ -91,7 +96,32 @@ class GalleristServer:
             self.http.start()
         for name in ("", SERVICE_NAME):
             self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        self._watching = threading.Event()
+        threading.Thread(target=self._watch_games, name="gallerist-games-health",
+                         daemon=True).start()
         log.info("serving %s on %s", SERVICE_NAME, self.address)
+
+    def _watch_games(self, every_s: float = 2.0) -> None:
+        """Health follows the games database: NOT_SERVING while it does not answer (a
+        balancer then sends calls elsewhere), SERVING again once it does."""
+        store = self.play.games if self.play is not None else None
+        up = True
+        while store is not None and not self._watching.wait(every_s):
+            try:
+                store.check()
+                ok = True
+            except StoreError as exc:
+                ok = False
+                if up:
+                    log.warning("health NOT_SERVING: %s", exc)
+            if ok != up and not self._stopping:
+                status = (health_pb2.HealthCheckResponse.SERVING if ok
+                          else health_pb2.HealthCheckResponse.NOT_SERVING)
+                for name in ("", SERVICE_NAME):
+                    self.health.set(name, status)
+                if ok:
+                    log.info("health SERVING: the games database answers again")
+            up = ok
 
     def stop(self, grace: float | None = None) -> threading.Event:
         """Stop: health NOT_SERVING, refuse new calls, let calls in flight finish for up to
@@ -101,6 +131,9 @@ class GalleristServer:
         Returns:
             An event set when the server has stopped.
         """
+        self._stopping = True
+        if self._watching is not None:
+            self._watching.set()
         self.health.enter_graceful_shutdown()
         done = self.server.stop(grace)
         if self.http is not None:
@@ -211,6 +244,7 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
                   limits: Limits | None = None, tls_cert: str | Path | None = None,
                   tls_key: str | Path | None = None, token: str | None = None,
                   max_rpcs: int | None = None, state_cache: int = 256,
+                  games: GameStore | None = None,
                   make_bot: Callable[[str, int], Any] | None = None,
                   http_port: int | None = None, http_limits: HttpLimits | None = None,
                   cors_origins: tuple[str, ...] = (),
@@ -229,6 +263,8 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
         max_rpcs: calls accepted at once, beyond which gRPC answers RESOURCE_EXHAUSTED
             (default: twice the thread pool).
         state_cache: validated states kept for reuse (0: validate every state).
+        games: where hosted games are kept (default: a database in memory, gone with the
+            process; `gallerist serve` opens a file).
         make_bot: bot factory for the servicer (tests).
         http_port: also serve the servicer over HTTP (Connect, gRPC-Web) on this port of
             the same host (0 picks a free one), with the same token and TLS certificate.
@@ -261,7 +297,7 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
     )
     cache = StateCache(state_cache) if state_cache else None
     metrics = None if metrics_port is None else ServerMetrics(slots, cache)
-    servicer, play = _add_services(server, limits, slots, make_bot, cache, metrics)
+    servicer, play = _add_services(server, limits, slots, make_bot, cache, metrics, games)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in ("", SERVICE_NAME):
@@ -287,16 +323,18 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
         server.stop(None)   # free the gRPC port
         raise
     return GalleristServer(server, port, health_servicer, servicer, slots,
-                           f"{host}:{port}", http, metrics, metrics_port), port
+                           f"{host}:{port}", http, metrics, metrics_port, play), port
 
 
 def _add_services(server: grpc.Server, limits: Limits, slots: SearchSlots, make_bot: Any,
-                  cache: StateCache | None, metrics: Any) -> tuple[GalleristServicer, PlayServicer]:
+                  cache: StateCache | None, metrics: Any,
+                  games: GameStore | None) -> tuple[GalleristServicer, PlayServicer]:
     """The GalleristAI and GalleristPlay servicers, registered on `server`."""
     servicer = GalleristServicer(limits=limits, slots=slots, make_bot=make_bot, cache=cache,
                                  metrics=metrics)
     add_servicer(servicer, server)
-    play = PlayServicer(limits=limits, slots=slots, make_bot=make_bot, metrics=metrics)
+    play = PlayServicer(limits=limits, slots=slots, make_bot=make_bot, metrics=metrics,
+                        games=games)
     add_play_servicer(play, server)
     return servicer, play
 

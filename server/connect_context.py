@@ -60,6 +60,11 @@ class ConnectCall:
             self._callbacks.append(callback)
             return True
 
+    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
+        """The request headers as (lower-case name, value) pairs, as gRPC gives metadata."""
+        return tuple((key.lower(), value)
+                     for key, value in self._request.request_headers.allitems())
+
     def peer(self) -> str:
         """The client's address as gRPC writes it (``ipv4:127.0.0.1:PORT``)."""
         host, _, port = (self._request.client_address or "unknown:0").rpartition(":")

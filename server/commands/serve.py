@@ -11,6 +11,7 @@ from gallerist.ai.calibration.maps import Calibration, CalibrationError
 from gallerist.ai.learn.model_file import ModelFileError
 from gallerist.server.app import DEFAULT_PORT, GalleristServer, serve
 from gallerist.server.commands import CliError
+from gallerist.server.commands.games_options import add_games_options, open_games
 from gallerist.server.commands.http_options import add_http_options, http_limits
 from gallerist.server.commands.model_option import add_model_option
 from gallerist.server.logs import configure_logging
@@ -59,6 +60,7 @@ def add(sub: Any) -> None:
                         "(default 256; 0 disables)")
     add_limits(p)
     add_http_options(p)
+    add_games_options(p)
     add_model_option(p)
     g = p.add_argument_group("security")
     g.add_argument("--tls-cert", metavar="PEM", help="server certificate chain (with --tls-key)")
@@ -109,6 +111,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     if args.cors_origin and args.http is None:
         raise CliError("--cors-origin is for the HTTP port: give --http PORT too")
+    if args.balancer is None and args.replicas is None:
+        games = open_games(args)   # a bad database fails here, before the ports open
 
     if args.host not in ("localhost", "127.0.0.1", "::1", "[::1]") and not args.token:
         log.warning("listening on %s without --token: anyone who can reach the port can use "
@@ -121,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
             f", HTTP{'S' if server.http.tls else ''} on {server.http.address}")
         if server.metrics is not None and server.metrics.port is not None:
             http += f", metrics on {args.host}:{server.metrics.port}"
+        if server.play is not None:
+            http += f", games in {server.play.games.where}"
         print(f"listening on {server.address} (workers {args.workers}{http}"
               f"{', TLS' if args.tls_cert else ''}{', token required' if args.token else ''})",
               flush=True)
@@ -129,7 +135,8 @@ def run(args: argparse.Namespace) -> int:
         serve(f"{args.host}:{args.port}", grace=args.grace, drain=args.drain, ready=ready,
               workers=args.workers, limits=limits, tls_cert=args.tls_cert,
               tls_key=args.tls_key, token=args.token or None, max_rpcs=args.max_rpcs or None,
-              state_cache=args.state_cache, http_port=args.http, http_limits=web_limits,
+              state_cache=args.state_cache, games=games, http_port=args.http,
+              http_limits=web_limits,
               cors_origins=tuple(args.cors_origin), metrics_port=args.metrics_port)
     except (OSError, ValueError) as exc:   # unreadable TLS files, a bad address
         raise CliError(str(exc)) from None

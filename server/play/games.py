@@ -1,14 +1,10 @@
-"""Hosted games (the GalleristPlay service): a person's game against bots, its whole state
-and chance draws kept in the server's memory, and what the person's seat sees of it."""
+"""Hosted games (the GalleristPlay service): a person's game against bots, rebuilt from its
+record (server/play/store.py) for each call, and what the person's seat sees of it."""
 from __future__ import annotations
 
-import secrets
 import string
-import threading
-import time
-from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -16,9 +12,10 @@ from gallerist import engine
 from gallerist.ai.arena.play import draw_chance
 from gallerist.ai.bots.base import Budget
 from gallerist.server.limits import RequestError
+from gallerist.server.play.store import GameRecord
 from gallerist.server.status import FAILED_PRECONDITION, NOT_FOUND, ServiceError
 
-__all__ = ["BotSeat", "GameGone", "GameStore", "HostedGame", "StaleMove", "check_game_id"]
+__all__ = ["BotSeat", "GameGone", "HostedGame", "StaleMove", "check_game_id"]
 
 #: the characters of a game id (secrets.token_urlsafe's)
 _ID_CHARS = frozenset(string.ascii_letters + string.digits + "-_")
@@ -62,27 +59,56 @@ Chooser = Callable[[int, engine.GameState, BotSeat, int], int]
 
 
 class HostedGame:
-    """One game: the full state, the chance draws' generator and the person's moves.
+    """One game: its record and the state its actions lead to. Chance draws and the bots'
+    seeds derive from the game's seed and the ply, so a game rebuilt from its record plays
+    on exactly as it would have.
 
     Args:
-        game_id: its id.
-        players: 1..4.
-        seat: the person's seat.
-        bots: the bot of every other seat.
-        seed: setup and chance seed.
+        record: the game as stored (a new one: no actions yet).
     """
 
-    def __init__(self, game_id: str, players: int, seat: int, bots: dict[int, BotSeat],
-                 seed: int) -> None:
-        self.game_id = game_id
-        self.seat = seat
-        self.bots = bots
-        self.seed = seed
-        self.state = engine.new_game(num_players=players, seed=seed)
-        self._rng = np.random.default_rng(seed)
-        self.marks: list[int] = []   # history length before each of the person's moves
-        self.lock = threading.Lock()
-        self.touched = time.monotonic()
+    def __init__(self, record: GameRecord) -> None:
+        self.record = record
+        self.bots = {p: BotSeat(spec=b["spec"], budget=Budget(**b["budget"]), name=b["name"])
+                     for p, b in record.bots.items()}
+        self.state = engine.new_game(num_players=record.players, seed=record.seed)
+        for a in record.actions:
+            self.state.apply(a)
+
+    @staticmethod
+    def bots_record(bots: dict[int, BotSeat]) -> dict[int, dict[str, object]]:
+        """The bots of a new game as its record keeps them."""
+        return {p: {"spec": b.spec, "budget": asdict(b.budget), "name": b.name}
+                for p, b in bots.items()}
+
+    @property
+    def game_id(self) -> str:
+        return self.record.game_id
+
+    @property
+    def seat(self) -> int:
+        return self.record.seat
+
+    @property
+    def seed(self) -> int:
+        return self.record.seed
+
+    @property
+    def marks(self) -> list[int]:
+        """History length before each of the person's moves (what undo goes back to)."""
+        return self.record.marks
+
+    def synced(self) -> GameRecord:
+        """The record, brought up to the state (actions, end, result)."""
+        r, s = self.record, self.state
+        r.actions = [int(a) for a in s.history]
+        r.finished = bool(s.is_terminal())
+        if r.finished:
+            r.result = {"money": [int(m) for m in s.money()],
+                        "winners": [int(p) for p in s.winners()]}
+        else:
+            r.result = {}
+        return r
 
     @property
     def players(self) -> int:
@@ -100,8 +126,8 @@ class HostedGame:
         """Chance and the bots move until the person's decision or the end."""
         s = self.state
         while not s.is_terminal() and not self.persons_turn():
-            if s.is_chance():
-                s.apply(draw_chance(s, self._rng))
+            if s.is_chance():   # the ply's own draw: the same whatever came before
+                s.apply(draw_chance(s, np.random.default_rng([self.seed, len(s.history)])))
                 continue
             p = int(s.current_player)
             seed = (self.seed * 1_000_003 + len(s.history) * 7919 + p) % (1 << 63)
@@ -143,49 +169,3 @@ class HostedGame:
                         engine.describe_move(replay.view(self.seat), a)))
             replay.apply(a)
         return out
-
-
-class GameStore:
-    """The hosted games by id: at most `capacity`, each dropped after `idle_s` seconds
-    without a call; when full, the least recently used goes first."""
-
-    def __init__(self, capacity: int = 1000, idle_s: float = 3600.0) -> None:
-        self.capacity = capacity
-        self.idle_s = idle_s
-        self._games: OrderedDict[str, HostedGame] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._games)
-
-    def new_id(self) -> str:
-        return secrets.token_urlsafe(16)
-
-    def add(self, game: HostedGame) -> None:
-        with self._lock:
-            self._drop_idle()
-            while len(self._games) >= self.capacity:
-                self._games.popitem(last=False)
-            self._games[game.game_id] = game
-
-    def get(self, game_id: str) -> HostedGame:
-        """The game (now the most recently used), or GameGone."""
-        check_game_id(game_id)
-        with self._lock:
-            self._drop_idle()
-            game = self._games.get(game_id)
-            if game is None:
-                raise GameGone(f"game_id: no game {game_id!r} on this server (a game is "
-                               f"dropped after {self.idle_s / 60:g} idle minutes and when the "
-                               "server restarts): start a new one")
-            game.touched = time.monotonic()
-            self._games.move_to_end(game_id)
-            return game
-
-    def _drop_idle(self) -> None:
-        limit = time.monotonic() - self.idle_s
-        while self._games:
-            first = next(iter(self._games.values()))
-            if first.touched >= limit:
-                break
-            self._games.popitem(last=False)

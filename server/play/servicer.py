@@ -2,9 +2,11 @@
 server's search slots, and the person's view of each game as a GameView."""
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -19,7 +21,8 @@ from gallerist.server import convert
 from gallerist.server.limits import (Limits, RequestError, build_bot, check_budget, check_seed,
                                      check_spec)
 from gallerist.server.metrics import Metrics
-from gallerist.server.play.games import BotSeat, GameStore, HostedGame, StaleMove
+from gallerist.server.play.games import BotSeat, GameGone, HostedGame, StaleMove, check_game_id
+from gallerist.server.play.store import GameRecord, GameStore
 from gallerist.server.play.review import review_game
 from gallerist.server.search import Search, resolve_budget
 from gallerist.server.servicer import Overloaded, grpc_unary, safe_parser, unary_method
@@ -27,13 +30,32 @@ from gallerist.server.status import RpcContext
 from gallerist.server.slots import SearchSlots
 from gallerist.v1 import play_pb2
 
-__all__ = ["PLAY_SERVICE_NAME", "PlayServicer", "add_play_servicer", "seat_words"]
+__all__ = ["PLAY_SERVICE_NAME", "PlayServicer", "add_play_servicer", "check_player_key",
+           "client_key", "seat_words"]
 
 PLAY_SERVICE_NAME: str = play_pb2.DESCRIPTOR.services_by_name["GalleristPlay"].full_name
 #: the bot of a seat the request leaves empty: the weakest level
 DEFAULT_OPPONENT = "level:1"
 #: `context.time_remaining()` above this many seconds means "no deadline"
 _NO_DEADLINE_S = 1e8
+
+
+def check_player_key(key: str) -> str:
+    """A request's player key, checked for shape ("" for none)."""
+    if key and not (16 <= len(key) <= 64 and re.fullmatch(r"[A-Za-z0-9_-]+", key)):
+        raise RequestError("player_key", f"{key[:80]!r} is not a player key (16 to 64 "
+                                         "letters, digits, '-' and '_')")
+    return key
+
+
+def client_key(context: RpcContext) -> str:
+    """Whose a call is, for the caps on games: its token when it sends one, else its
+    address (without the port)."""
+    for key, value in context.invocation_metadata() or ():   # type: ignore[attr-defined]
+        if key == "authorization" and value:
+            text = value if isinstance(value, str) else bytes(value).decode("latin-1")
+            return "token:" + hashlib.sha256(text.encode()).hexdigest()[:16]
+    return "addr:" + (context.peer() or "unknown").rsplit(":", 1)[0]
 
 
 def seat_words(text: str, mover: int | None, person: int) -> str:
@@ -74,7 +96,7 @@ class PlayServicer:
     Args:
         limits: what a bot seat may ask for (as a hint request).
         slots: the server's search slots: the bots of a call hold theirs while they move.
-        games: where the games are kept.
+        games: where the games are kept (default: a database in memory).
         make_bot: builds a bot from a checked spec and a seed.
         metrics: where calls and searches are counted.
     """
@@ -87,6 +109,10 @@ class PlayServicer:
         self.games = games or GameStore()
         self.metrics = metrics or Metrics()
         self._make_bot: Callable[[str, int], Bot] = make_bot or build_bot
+        # one call at a time on a game in this process (other replicas: the version check)
+        self._locks: weakref.WeakValueDictionary[str, threading.Lock] = \
+            weakref.WeakValueDictionary()
+        self._locks_lock = threading.Lock()
 
     # ------------------------------------------------------------------ the rpcs
 
@@ -99,58 +125,57 @@ class PlayServicer:
         if not 0 <= request.seat < n:
             raise RequestError("seat", f"{request.seat} is not a seat of a {n}-player game "
                                        f"(0..{n - 1})")
+        player_key = check_player_key(request.player_key)
         bots = self._bots(request, n)
         seed = (check_seed(request.seed) if request.HasField("seed")
                 else secrets.randbits(63))
-        game = HostedGame(self.games.new_id(), n, request.seat, bots, seed)
+        owner = client_key(context)
+        self.games.check_room(owner)   # before the bots search; checked again when stored
+        record = GameRecord(game_id=secrets.token_urlsafe(16), owner=owner,
+                            player_key=player_key, players=n, seat=request.seat, seed=seed,
+                            bots=HostedGame.bots_record(bots))
+        game = HostedGame(record)
         call.extra = f" game={game.game_id[:6]} players={n}"
-        with game.lock:
-            with self._bots_moving(game, context) as choose:
-                game.advance(choose)
-            self.games.add(game)
-            return self._view(game, since=0)
+        with self._bots_moving(game, context) as choose:
+            game.advance(choose)
+        self.games.add(game.synced())
+        return self._view(game, since=0)
 
     @unary_method
     def PlayMove(self, request: Any, context: RpcContext, call: Any) -> Any:
         """Play the person's move, then chance and the bots (play.proto)."""
-        game = self.games.get(request.game_id)
         action = convert.action_from_request(request)
         field = request.WhichOneof("choice") or "action"
-        call.extra = f" game={game.game_id[:6]} action={action}"
-        with game.lock:
+        with self._game(request.game_id) as game:
+            call.extra = f" game={game.game_id[:6]} action={action}"
             played = len(game.state.history)
             if request.HasField("actions_played") and request.actions_played != played:
                 raise StaleMove(f"actions_played: the game is at {played} actions played, not "
                                 f"{request.actions_played}: reload it (GetGame)")
             game.play(action, field)
-            try:
-                with self._bots_moving(game, context) as choose:
-                    game.advance(choose)
-            except Overloaded:
-                game.undo()   # nothing changed
-                raise
+            with self._bots_moving(game, context) as choose:   # Overloaded: nothing saved
+                game.advance(choose)
+            self._save(game)
             return self._view(game, since=played)
 
     @unary_method
     def UndoMove(self, request: Any, context: RpcContext, call: Any) -> Any:
         """Take back the person's last move (play.proto)."""
-        game = self.games.get(request.game_id)
-        with game.lock:
+        with self._game(request.game_id) as game:
             game.undo()
+            self._save(game)
             return self._view(game, since=None)
 
     @unary_method
     def GetGame(self, request: Any, context: RpcContext, call: Any) -> Any:
         """The game as it stands (play.proto)."""
-        game = self.games.get(request.game_id)
-        with game.lock:
+        with self._game(request.game_id) as game:
             return self._view(game, since=None)
 
     @unary_method
     def ReviewGame(self, request: Any, context: RpcContext, call: Any) -> Any:
         """The review page of a finished game (play.proto)."""
-        game = self.games.get(request.game_id)
-        with game.lock:
+        with self._game(request.game_id) as game:
             if not game.state.is_terminal():
                 raise StaleMove("game_id: the game is not over yet; review it at the end")
             with self.slots.hold(1) as ok:
@@ -159,9 +184,39 @@ class PlayServicer:
                     raise Overloaded(f"server busy: {self.slots.in_use} of "
                                      f"{self.slots.capacity} search slots in use; retry later")
                 call.budget = f"{self.limits.default_bot}/it={request.iterations}"
-                return review_game(game, request.iterations, self.limits)
+                review = review_game(game, request.iterations, self.limits)
+            if review.HasField("strength"):   # the person's record keeps the estimate
+                s = review.strength
+                game.record.strength = {"elo": s.elo, "low": s.elo_low, "high": s.elo_high,
+                                        "level": s.level, "bot": review.bot,
+                                        "iterations": request.iterations or 0}
+                self._save(game)
+            return review
 
     # ------------------------------------------------------------------ parts
+
+    @contextmanager
+    def _game(self, game_id: str) -> Iterator[HostedGame]:
+        """``with self._game(id) as game:`` the game read from the store, this process's
+        other calls on it waiting their turn."""
+        check_game_id(game_id)
+        with self._locks_lock:
+            lock = self._locks.get(game_id)
+            if lock is None:
+                lock = self._locks[game_id] = threading.Lock()
+        with lock:
+            record = self.games.load(game_id)
+            if record is None:
+                raise GameGone(f"game_id: no game {game_id!r} on this server (a game is "
+                               f"deleted after {self.games.idle_days:g} idle days): start a "
+                               "new one")
+            yield HostedGame(record)
+
+    def _save(self, game: HostedGame) -> None:
+        """Commit the game's new actions, or StaleMove when another call moved it first."""
+        if not self.games.save(game.synced()):
+            raise StaleMove("game_id: another move was made in this game meanwhile (another "
+                            "tab or client): nothing was played; reload it (GetGame)")
 
     def _bots(self, request: Any, n: int) -> dict[int, BotSeat]:
         """The bot of every seat but the person's, checked against the limits."""

@@ -21,7 +21,6 @@ from server_testlib import expect_status, running_server
 from gallerist import engine
 from gallerist.engine.actions import action_to_string
 from gallerist.server import GalleristServer
-from gallerist.server.play.games import BotSeat, GameStore, HostedGame
 from gallerist.server.play.servicer import seat_words
 from gallerist.ai.bots.base import Budget
 from gallerist.v1 import play_pb2, play_pb2_grpc, state_pb2
@@ -247,24 +246,6 @@ def test_words_said_to_the_mover_read_from_the_persons_seat() -> None:
                                       "out your gallerist")
     assert seat_words("End your turn", 0, 0) == "End your turn"
     assert seat_words("A VIP visitor is drawn", None, 2) == "A VIP visitor is drawn"
-
-
-def test_the_store_drops_idle_games_and_the_least_recently_used() -> None:
-    """At capacity the least recently used game goes; a game idle past the limit is gone."""
-    store = GameStore(capacity=2, idle_s=60)
-    bots = {1: BotSeat("level:1", Budget(), "Level 1")}
-    games = [HostedGame(store.new_id(), 2, 0, bots, seed) for seed in range(3)]
-    store.add(games[0])
-    store.add(games[1])
-    store.get(games[0].game_id)          # now the most recently used
-    store.add(games[2])
-    assert len(store) == 2
-    assert store.get(games[0].game_id) is games[0]
-    with pytest.raises(Exception, match="no game"):
-        store.get(games[1].game_id)
-    games[2].touched = time.monotonic() - 61
-    with pytest.raises(Exception, match="dropped after 1 idle minutes"):
-        store.get(games[2].game_id)
 
 
 def test_fuzzed_requests_get_a_status_never_a_crash(served: GalleristServer, stub: Any) -> None:
