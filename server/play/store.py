@@ -219,10 +219,11 @@ class GameStore:
         except ServiceError:
             raise
         except DBAPIError as exc:
-            full = "full" in str(exc).lower() or "no space" in str(exc).lower()
-            raise StoreError(
-                f"the games database failed to {what}: {_why(exc)}"
-                + (" (the disk holding it is full)" if full else "")) from None
+            text = str(exc).lower()
+            if "full" in text or "no space" in text:
+                raise StoreFull(f"the games database is full (the disk holding it, or its "
+                                f"size limit): it could not {what}: {_why(exc)}") from None
+            raise StoreError(f"the games database failed to {what}: {_why(exc)}") from None
         except SQLAlchemyError as exc:
             raise StoreError(f"the games database failed to {what}: {_why(exc)}") from None
 
