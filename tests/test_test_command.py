@@ -35,8 +35,12 @@ def run_script(tmp_path, *, chromium: bool, npm: bool, args=()):
         browser.write_text("#!/bin/sh\n")
         browser.chmod(0o755)
     calls = tmp_path / "calls"
+    initdb = tmp_path / "initdb"
+    if npm:   # present with the other tools
+        initdb.write_text("#!/bin/sh\n")
+        initdb.chmod(0o755)
     env = {"PATH": str(bin_dir), "CALLS": str(calls), "GALLERIST_CHROMIUM": str(browser),
-           "GALLERIST_NGINX": str(tmp_path / "nginx")}
+           "GALLERIST_NGINX": str(tmp_path / "nginx"), "GALLERIST_INITDB": str(initdb)}
     out = subprocess.run([shutil.which("bash"), str(SCRIPT), *args], env=env, capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 0, out.stderr
@@ -44,19 +48,19 @@ def run_script(tmp_path, *, chromium: bool, npm: bool, args=()):
 
 
 def test_script_installs_chromium_and_node_when_missing_then_runs_pytest(tmp_path):
-    """A fresh machine: apt installs chromium, nodejs, npm, curl and nginx before the
-    Python steps."""
+    """A fresh machine: apt installs chromium, nodejs, npm, curl, nginx and postgresql
+    before the Python steps."""
     calls = run_script(tmp_path, chromium=False, npm=False)
     assert calls[0] == "apt-get update -qq"
-    assert calls[1] == "apt-get install -y -qq chromium nodejs npm curl nginx"
+    assert calls[1] == "apt-get install -y -qq chromium nodejs npm curl nginx postgresql"
     assert calls[2] == 'python -m pip install --quiet -e .[dev]'
     assert calls[3] == "npm ci --prefix clients/node --no-audit --no-fund --loglevel=error"
     assert calls[4] == "python -m pytest -q"
 
 
 def test_script_installs_nothing_present_and_passes_arguments_to_pytest(tmp_path):
-    """With Chromium, npm, curl and nginx present nothing is installed; arguments reach
-    pytest."""
+    """With Chromium, npm, curl, nginx and PostgreSQL present nothing is installed;
+    arguments reach pytest."""
     calls = run_script(tmp_path, chromium=True, npm=True, args=("tests/engine", "-x"))
     assert calls == ['python -m pip install --quiet -e .[dev]',
                      "npm ci --prefix clients/node --no-audit --no-fund --loglevel=error",

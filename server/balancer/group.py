@@ -44,15 +44,20 @@ class BalancedGroup:
         tls: (certificate, key) PEM files for nginx's port, or None.
         grace: seconds each replica and nginx may take to stop.
         out: where status lines go (default sys.stdout); replicas' output goes to stderr.
+        http_port: nginx's HTTP port in front of the replicas' HTTP ports (0: a free
+            one), or None: gRPC only.
     """
 
     def __init__(self, count: int, serve_args: list[str] | Callable[[int], list[str]], *,
                  host: str, port: int, tls: tuple[str, str] | None = None,
-                 grace: float = 15.0, out: IO[str] | None = None) -> None:
+                 grace: float = 15.0, out: IO[str] | None = None,
+                 http_port: int | None = None) -> None:
         self.host, self.port, self.tls, self.grace = host, port, tls, grace
+        self.http_port = http_port
         self.out = out or sys.stdout
         args = serve_args if callable(serve_args) else (lambda n: list(serve_args))
-        self.replicas = [Replica(n, args(n)) for n in range(1, count + 1)]
+        self.replicas = [Replica(n, args(n), http=http_port is not None)
+                         for n in range(1, count + 1)]
         self.nginx: NginxProcess | None = None
         self.down: frozenset[str] = frozenset()
         self._run_dir = tempfile.TemporaryDirectory(prefix="gallerist-nginx-")
@@ -67,9 +72,11 @@ class BalancedGroup:
     def _config(self) -> str:
         cert, key = self.tls or (None, None)
         host = self.host.strip("[]")
-        listen = f"[{host}]:{self.port}" if ":" in host else f"{host}:{self.port}"
-        return nginx_config([r.address for r in self.replicas], listen, down=sorted(self.down),
-                            tls_cert=cert, tls_key=key)
+        at = (lambda port: f"[{host}]:{port}") if ":" in host else (lambda port: f"{host}:{port}")
+        http = None if self.http_port is None else (
+            at(self.http_port), [r.http_address for r in self.replicas])
+        return nginx_config([r.address for r in self.replicas], at(self.port),
+                            down=sorted(self.down), tls_cert=cert, tls_key=key, http=http)
 
     def start(self) -> None:
         """Start the replicas, wait for their health, then start nginx.
@@ -82,10 +89,10 @@ class BalancedGroup:
             find_nginx()
             check_port_free(self.host, self.port)
             if self.port == 0:   # nginx cannot pick one: a free one now
-                family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-                with socket.socket(family) as probe:
-                    probe.bind((self.host.strip("[]"), 0))
-                    self.port = probe.getsockname()[1]
+                self.port = self._free_port()
+            if self.http_port is not None:
+                check_port_free(self.host, self.http_port)
+                self.http_port = self.http_port or self._free_port()
             for replica in self.replicas:
                 replica.start()
             for replica in self.replicas:
@@ -94,10 +101,17 @@ class BalancedGroup:
                          f"{replica.proc.pid if replica.proc else '?'})")
             self.nginx = NginxProcess(self._config(), self._run_dir.name,
                                       listen=(self.host.strip("[]"), self.port))
-            self.say(f"nginx on {self.host}:{self.port} (pid {self.nginx.proc.pid})")
+            web = "" if self.http_port is None else f", HTTP on {self.host}:{self.http_port}"
+            self.say(f"nginx on {self.host}:{self.port}{web} (pid {self.nginx.proc.pid})")
         except BaseException:
             self.stop()
             raise
+
+    def _free_port(self) -> int:
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        with socket.socket(family) as probe:
+            probe.bind((self.host.strip("[]"), 0))
+            return int(probe.getsockname()[1])
 
     def check(self) -> None:
         """One round: start again a replica that exited, and mark in nginx those whose

@@ -50,6 +50,7 @@ server {{
 
     location / {{
         grpc_pass grpc://gallerist;
+        grpc_set_header X-Real-IP $remote_addr;   # the client, for the caps on games
         # only what a replica never received is tried on another one (a refused
         # connection, a connect timeout); a call that fails on a replica fails
         grpc_next_upstream error timeout;
@@ -59,6 +60,45 @@ server {{
         grpc_send_timeout 600s;
     }}
 }}
+"""
+
+HTTP_FRONT = """\
+
+upstream gallerist_http {{
+    zone gallerist_http 64k;
+    least_conn;
+    keepalive 32;
+{servers}
+}}
+
+server {{
+    listen {listen}{tls};   # HTTP/1.1; with TLS, HTTP/2 too by ALPN
+{certificates}    keepalive_timeout 75s;
+    client_header_timeout 30s;
+    client_body_timeout 30s;
+    client_max_body_size 4m;
+    large_client_header_buffers 4 16k;
+{host_check}
+    location / {{
+        proxy_pass http://gallerist_http;
+        proxy_http_version 1.1;
+        proxy_set_header Connection "";
+        proxy_set_header Host {forward_host};
+        proxy_set_header X-Real-IP $remote_addr;
+        proxy_buffering off;           # a stream's messages as they come
+        proxy_request_buffering on;    # a slow client's body is nginx's to wait for
+        proxy_next_upstream error timeout;
+        proxy_next_upstream_tries {tries};
+        proxy_connect_timeout 2s;
+        proxy_read_timeout 600s;
+    }}
+}}
+"""
+
+#: nginx on localhost: a page of another site reaching it by DNS rebinding names itself
+LOOPBACK_HOST_CHECK = """    if ($host !~* "^(localhost|127\\.0\\.0\\.1|\\[::1\\])$") {
+        return 400;
+    }
 """
 
 MAIN = """\
@@ -90,10 +130,13 @@ class NginxError(GalleristError, RuntimeError):
 
 
 def nginx_config(replicas: Sequence[str], listen: str, *, down: Sequence[str] = (),
-                 tls_cert: str | None = None, tls_key: str | None = None) -> str:
+                 tls_cert: str | None = None, tls_key: str | None = None,
+                 http: tuple[str, Sequence[str]] | None = None) -> str:
     """The ``upstream`` and ``server`` blocks (the http context; Debian's nginx reads them
     from /etc/nginx/conf.d/) of a balancer on `listen` ("host:port") in front of
-    `replicas` ("host:port" each); those in `down` get no calls.
+    `replicas` ("host:port" each); those in `down` get no calls. With `http` (nginx's
+    HTTP address, the replicas' HTTP addresses in the same order), also a front for
+    their HTTP ports (Connect, gRPC-Web, the /play page).
 
     >>> print(nginx_config(["10.0.0.2:50051"], "0.0.0.0:50051").splitlines()[5])
         server 10.0.0.2:50051 max_fails=1 fail_timeout=5s;
@@ -107,8 +150,24 @@ def nginx_config(replicas: Sequence[str], listen: str, *, down: Sequence[str] = 
     certificates = "" if tls_cert is None else (
         f"    ssl_certificate {os.path.abspath(tls_cert)};\n"
         f"    ssl_certificate_key {os.path.abspath(tls_key or '')};\n")
-    return UPSTREAM.format(servers=servers, listen=listen, tries=len(replicas),
-                           tls="ssl " if tls_cert else "", certificates=certificates)
+    out = UPSTREAM.format(servers=servers, listen=listen, tries=len(replicas),
+                          tls="ssl " if tls_cert else "", certificates=certificates)
+    if http is not None:
+        front, backs = http
+        if len(backs) != len(replicas):
+            raise ValueError("give one HTTP address per replica")
+        gone = {backs[i] for i, a in enumerate(replicas) if a in down}
+        web = "\n".join(f"    server {b} down;" if b in gone else
+                        f"    server {b} max_fails=1 fail_timeout={FAIL_TIMEOUT_S}s;"
+                        for b in backs)
+        loopback = front.rsplit(":", 1)[0].strip("[]") in ("localhost", "127.0.0.1", "::1")
+        out += HTTP_FRONT.format(servers=web, listen=front,
+                                 tls=" ssl http2" if tls_cert else "",
+                                 certificates=certificates, tries=len(backs),
+                                 host_check=LOOPBACK_HOST_CHECK if loopback else "",
+                                 # the replicas listen on loopback and answer those names
+                                 forward_host="localhost")
+    return out
 
 
 def standalone_config(http: str, run_dir: str) -> str:

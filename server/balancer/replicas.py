@@ -20,6 +20,7 @@ from gallerist.server.servicer import SERVICE_NAME
 __all__ = ["Replica"]
 
 LISTENING = re.compile(r"listening on \S+:(\d+) ")
+HTTP_LISTENING = re.compile(r"HTTPS? on \S+:(\d+)")
 #: A health channel tries a replica that was down again within half a second.
 RECONNECT = [("grpc.initial_reconnect_backoff_ms", 100), ("grpc.min_reconnect_backoff_ms", 100),
              ("grpc.max_reconnect_backoff_ms", 500)]
@@ -33,13 +34,16 @@ class Replica:
         serve_args: the ``serve`` options but host and port.
         port: the port (0: a free one, kept for restarts).
         out: where its output goes, prefixed (default sys.stderr).
+        http: whether it also serves HTTP (``--http``, on a free port kept for restarts).
     """
 
     def __init__(self, number: int, serve_args: list[str], port: int = 0,
-                 out: IO[str] | None = None) -> None:
+                 out: IO[str] | None = None, http: bool = False) -> None:
         self.number = number
         self.serve_args = serve_args
         self.port = port
+        self.http = http
+        self.http_port = 0
         self.out = out or sys.stderr
         self.proc: subprocess.Popen[str] | None = None
         self._listening = threading.Event()
@@ -48,6 +52,10 @@ class Replica:
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+    @property
+    def http_address(self) -> str:
+        return f"127.0.0.1:{self.http_port}"
 
     def start(self, timeout: float = 60.0) -> None:
         """Start it and wait until it listens (its port is then known).
@@ -58,6 +66,8 @@ class Replica:
         self._listening.clear()
         cmd = [sys.executable, "-m", "gallerist.server", "serve", "--host", "127.0.0.1",
                "--port", str(self.port), *self.serve_args]
+        if self.http:
+            cmd += ["--http", str(self.http_port)]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      text=True, bufsize=1, start_new_session=True,
                                      preexec_fn=die_with_parent)
@@ -75,6 +85,9 @@ class Replica:
             match = LISTENING.search(line)
             if match and not self._listening.is_set():
                 self.port = int(match.group(1))
+                web = HTTP_LISTENING.search(line)
+                if web:
+                    self.http_port = int(web.group(1))
                 self._listening.set()
             try:
                 self.out.write(f"replica {self.number}: {line}")

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from gallerist.server.http_server import HttpLimits
 
-__all__ = ["add_http_options", "cors_origin", "http_limits"]
+__all__ = ["add_http_options", "cors_origin", "http_limits", "http_option_args"]
 
 #: field of HttpLimits -> (flag, metavar, what it is)
 _FLAGS: dict[str, tuple[str, str, str]] = {
@@ -85,3 +85,13 @@ def http_limits(args: argparse.Namespace) -> HttpLimits:
     except ValueError as exc:
         name = str(exc).split(":", 1)[0]
         raise ValueError(f"{_FLAGS[name][0]}{str(exc)[len(name):]}") from None
+
+
+def http_option_args(args: argparse.Namespace) -> list[str]:
+    """The HTTP port's options as command-line arguments (for replicas)."""
+    out: list[str] = []
+    for field in dataclasses.fields(HttpLimits):
+        out += [_FLAGS[field.name][0], str(getattr(args, f"http_{field.name}"))]
+    for origin in args.cors_origin:
+        out += ["--cors-origin", origin]
+    return out

@@ -11,8 +11,10 @@ from gallerist.ai.calibration.maps import Calibration, CalibrationError
 from gallerist.ai.learn.model_file import ModelFileError
 from gallerist.server.app import DEFAULT_PORT, GalleristServer, serve
 from gallerist.server.commands import CliError
-from gallerist.server.commands.games_options import add_games_options, open_games
-from gallerist.server.commands.http_options import add_http_options, http_limits
+from gallerist.server.commands.games_options import (add_games_options, games_option_args,
+                                                      open_games)
+from gallerist.server.commands.http_options import (add_http_options, http_limits,
+                                                    http_option_args)
 from gallerist.server.commands.model_option import add_model_option
 from gallerist.server.logs import configure_logging
 from gallerist.server.commands.options import (add_command, add_limits, int_range, port,
@@ -158,6 +160,7 @@ def replica_args(args: argparse.Namespace, number: int) -> list[str]:
            "--max-nodes", str(args.max_nodes), "--default-bot", args.default_bot]
     if args.metrics_port is not None:   # PORT, PORT+1, ... (0: free ones)
         out += ["--metrics-port", str(args.metrics_port and args.metrics_port + number - 1)]
+    out += games_option_args(args) + http_option_args(args)   # one store for every replica
     return out
 
 
@@ -170,8 +173,6 @@ def run_balanced(args: argparse.Namespace) -> int:
     if args.balancer is None:
         raise CliError("--replicas needs --balancer nginx (the replicas listen on free "
                        "ports; the balancer on --port)")
-    if args.http is not None:
-        raise CliError("--http is not offered with --balancer: nginx forwards gRPC only")
     if (args.tls_cert is None) != (args.tls_key is None):
         raise CliError("--tls-cert and --tls-key go together")
     if args.metrics_port and args.metrics_port + (args.replicas or 2) - 1 > 65535:
@@ -181,11 +182,13 @@ def run_balanced(args: argparse.Namespace) -> int:
         os.environ["GALLERIST_TOKEN"] = args.token   # for the replicas, not on their command line
     tls = (args.tls_cert, args.tls_key) if args.tls_cert else None
     group = BalancedGroup(args.replicas or 2, lambda n: replica_args(args, n), host=args.host,
-                          port=args.port, tls=tls, grace=args.drain + args.grace + 5)
+                          port=args.port, tls=tls, grace=args.drain + args.grace + 5,
+                          http_port=args.http)
 
     def ready(group: BalancedGroup) -> None:
         n, w = len(group.replicas), args.workers
-        print(f"listening on {args.host}:{group.port} (nginx in front of {n} "
+        web = "" if group.http_port is None else f", HTTP on {args.host}:{group.http_port}"
+        print(f"listening on {args.host}:{group.port}{web} (nginx in front of {n} "
               f"replica{'s' * (n != 1)} with {w} worker{'s' * (w != 1)} each"
               f"{', TLS' if tls else ''}{', token required' if args.token else ''})",
               flush=True)

@@ -50,12 +50,19 @@ def check_player_key(key: str) -> str:
 
 def client_key(context: RpcContext) -> str:
     """Whose a call is, for the caps on games: its token when it sends one, else its
-    address (without the port)."""
+    address without the port (behind the balancer on this machine, the client's address
+    that nginx passes as X-Real-IP)."""
+    forwarded = ""
     for key, value in context.invocation_metadata() or ():   # type: ignore[attr-defined]
-        if key == "authorization" and value:
-            text = value if isinstance(value, str) else bytes(value).decode("latin-1")
+        text = value if isinstance(value, str) else bytes(value).decode("latin-1")
+        if key == "authorization" and text:
             return "token:" + hashlib.sha256(text.encode()).hexdigest()[:16]
-    return "addr:" + (context.peer() or "unknown").rsplit(":", 1)[0]
+        if key == "x-real-ip":
+            forwarded = text.strip()[:64]
+    host = (context.peer() or "unknown").rsplit(":", 1)[0]   # ipv4:127.0.0.1, ipv6:[::1]
+    if forwarded and host in ("ipv4:127.0.0.1", "ipv6:[::1]"):   # only a local proxy's word
+        return "addr:" + forwarded
+    return "addr:" + host
 
 
 def seat_words(text: str, mover: int | None, person: int) -> str:
