@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MODEL_FILE", "Strength", "StrengthModel", "describe", "fit", "strength_of"]
+__all__ = ["MODEL_FILE", "Strength", "StrengthModel", "combine", "describe", "fit",
+           "strength_of"]
 
 #: The fitted map (absent until bench/strength_fit.py has written it).
 MODEL_FILE = os.path.join(os.path.dirname(__file__), "strength.json")
@@ -40,6 +41,8 @@ class StrengthModel:
         analyzer: the bot and budget the training games were analyzed with.
         games: seat-games it was fitted on.
         levels: (level, Elo) of the levels, for "played like level N".
+        between_sd: the part of one game's error that stays with the player over games
+            (Elo; bench/rating_combine.py fits it), for `combine`.
     """
 
     coef: tuple[float, ...]
@@ -48,6 +51,7 @@ class StrengthModel:
     analyzer: str
     games: int
     levels: tuple[tuple[int, float], ...] = ()
+    between_sd: float = 0.0
 
     @staticmethod
     def load(path: str = MODEL_FILE) -> "StrengthModel | None":
@@ -58,12 +62,14 @@ class StrengthModel:
             d = json.load(fh)
         return StrengthModel(tuple(d["coef"]), float(d["sigma"]),
                              tuple(tuple(r) for r in d["inverse"]), str(d["analyzer"]),
-                             int(d["games"]), tuple((int(n), float(e)) for n, e in d["levels"]))
+                             int(d["games"]), tuple((int(n), float(e)) for n, e in d["levels"]),
+                             float(d.get("between_sd", 0.0)))
 
     def to_json(self) -> dict[str, Any]:
         return {"coef": list(self.coef), "sigma": self.sigma,
                 "inverse": [list(r) for r in self.inverse], "analyzer": self.analyzer,
-                "games": self.games, "levels": [list(x) for x in self.levels]}
+                "games": self.games, "levels": [list(x) for x in self.levels],
+                "between_sd": self.between_sd}
 
     def estimate(self, decisions: int, average_loss: float, counts: dict[str, int]) -> "Strength":
         """The Elo of a seat that played `decisions` with this average loss and these
@@ -88,6 +94,28 @@ class Strength:
     def to_json(self) -> dict[str, Any]:
         return {"elo": round(self.elo, 1), "ci": [round(self.ci[0], 1), round(self.ci[1], 1)],
                 "level": self.level}
+
+
+def combine(estimates: Sequence[Strength], between_sd: float,
+            levels: Sequence[tuple[int, float]] = ()) -> Strength:
+    """A player's rating from several games' estimates. Each game's error has a part that
+    averages out (its variance: the game's own, less `between_sd` squared) and a part that
+    stays with the player (`between_sd`): the estimate is the precision-weighted mean, its
+    95% interval +- 1.96 * sqrt(between_sd^2 + 1 / sum of the games' precisions), so it
+    narrows with games but never below +- 1.96 * between_sd. One game: its own estimate.
+    """
+    if not estimates:
+        raise ValueError("no estimates to combine")
+    weights, total = [], 0.0
+    for e in estimates:
+        var = ((e.ci[1] - e.ci[0]) / (2 * Z95)) ** 2
+        within = max(var - between_sd ** 2, 1e-6)
+        weights.append(1.0 / within)
+    total = sum(weights)
+    elo = sum(w * e.elo for w, e in zip(weights, estimates)) / total
+    half = Z95 * math.sqrt(between_sd ** 2 + 1.0 / total)
+    level = min(levels, key=lambda lv: abs(lv[1] - elo))[0] if levels else 0
+    return Strength(elo, (elo - half, elo + half), level)
 
 
 def describe(s: Strength) -> str:

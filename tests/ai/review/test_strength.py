@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from gallerist.ai.review.strength import Strength, describe, features, fit, strength_of
+from gallerist.ai.review.strength import Strength, combine, describe, features, fit, strength_of
 
 
 def _synthetic(n: int, noise: float, seed: int = 1):
@@ -57,3 +57,49 @@ def test_no_estimate_solo_at_three_or_four_players_or_without_decisions(players:
     model = fit(_synthetic(50, 30.0), "test analyzer")
     assert strength_of(players, decisions, 0.01, {}, model) is None
     assert strength_of(2, 50, 0.01, {}, model) is not None
+
+
+def _game(elo: float, sd: float) -> Strength:
+    half = 1.959964 * sd
+    return Strength(elo, (elo - half, elo + half), 0)
+
+
+def test_one_games_combination_is_that_game() -> None:
+    """A player with one rated game: the combination is that game's estimate."""
+    one = combine([_game(900.0, 240.0)], between_sd=140.0)
+    assert one.elo == pytest.approx(900.0)
+    assert one.ci == pytest.approx((900.0 - 1.959964 * 240, 900.0 + 1.959964 * 240))
+
+
+def test_combined_interval_narrows_with_games_but_not_below_the_players_own_part() -> None:
+    """More games narrow the interval, toward +-1.96 x between_sd, never below it; with
+    between_sd 0 it narrows as 1/sqrt(games)."""
+    widths = [combine([_game(900.0, 240.0)] * k, 140.0).ci for k in (1, 4, 16, 256)]
+    halves = [(hi - lo) / 2 for lo, hi in widths]
+    assert halves == sorted(halves, reverse=True)
+    assert halves[-1] > 1.959964 * 140.0
+    naive = combine([_game(900.0, 240.0)] * 4, 0.0)
+    assert (naive.ci[1] - naive.ci[0]) / 2 == pytest.approx(1.959964 * 120.0)
+
+
+def test_combined_interval_holds_a_biased_players_rating() -> None:
+    """Games whose errors share a per-player bias of SD 140 (and noise of SD 195): the
+    combined interval over 8 games holds the true rating about 95% of the time, where
+    the naive one (between_sd 0) does not."""
+    rng = random.Random(3)
+    ours = naive = 0
+    trials = 2000
+    for _ in range(trials):
+        bias = rng.gauss(0, 140)
+        games = [_game(1000 + bias + rng.gauss(0, 195), (140 ** 2 + 195 ** 2) ** 0.5)
+                 for _ in range(8)]
+        c, n = combine(games, 140.0), combine(games, 0.0)
+        ours += c.ci[0] <= 1000 <= c.ci[1]
+        naive += n.ci[0] <= 1000 <= n.ci[1]
+    assert 0.92 <= ours / trials <= 0.98
+    assert naive / trials < 0.85
+
+
+def test_nothing_to_combine_is_refused() -> None:
+    with pytest.raises(ValueError, match="no estimates"):
+        combine([], 140.0)
