@@ -95,6 +95,9 @@ class ConnectService:
     async def review_game(self, request: Any, ctx: Any) -> Any:
         return await self._unary("ReviewGame", request, ctx, self.play)
 
+    async def list_games(self, request: Any, ctx: Any) -> Any:
+        return await self._unary("ListGames", request, ctx, self.play)
+
     def close(self) -> None:
         """Refuse new calls (UNAVAILABLE); calls in flight go on."""
         with self._lock:

@@ -83,6 +83,7 @@ def page_html(default_bot: str) -> str:
 <h2>What happened</h2><ol id="events"></ol>
 </aside>
 </main>
+<section id="my-games" hidden><h2>My games</h2><p id="rating"></p><ol id="games-list"></ol></section>
 <section id="review-box" hidden><h2>Review</h2><iframe id="review-frame" title="the review of the game"></iframe></section>
 <script id="descriptors" type="application/octet-stream">{_descriptors()}</script>
 <script id="config" type="application/json">{_script_text(json.dumps(config))}</script>

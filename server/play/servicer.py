@@ -23,12 +23,13 @@ from gallerist.server.limits import (Limits, RequestError, build_bot, check_budg
 from gallerist.server.metrics import Metrics
 from gallerist.server.play.games import BotSeat, GameGone, HostedGame, StaleMove, check_game_id
 from gallerist.server.play.store import GameRecord, GameStore
+from gallerist.ai.review.strength import Strength, StrengthModel, combine
 from gallerist.server.play.review import review_game
 from gallerist.server.search import Search, resolve_budget
 from gallerist.server.servicer import Overloaded, grpc_unary, safe_parser, unary_method
 from gallerist.server.status import RpcContext
 from gallerist.server.slots import SearchSlots
-from gallerist.v1 import play_pb2
+from gallerist.v1 import hints_pb2, play_pb2
 
 __all__ = ["PLAY_SERVICE_NAME", "PlayServicer", "add_play_servicer", "check_player_key",
            "client_key", "seat_words"]
@@ -38,6 +39,38 @@ PLAY_SERVICE_NAME: str = play_pb2.DESCRIPTOR.services_by_name["GalleristPlay"].f
 DEFAULT_OPPONENT = "level:1"
 #: `context.time_remaining()` above this many seconds means "no deadline"
 _NO_DEADLINE_S = 1e8
+
+
+#: games ListGames lists by default, and at most
+LIST_DEFAULT, LIST_MAX = 50, 200
+
+
+def _summary(record: GameRecord) -> Any:
+    """A game of the list, in the person's words."""
+    names = ["You" if p == record.seat else record.bots[p]["name"]
+             for p in range(record.players)]
+    out = play_pb2.GameSummary(game_id=record.game_id, players=names, seat=record.seat,
+                               finished=record.finished, started_unix=int(record.created),
+                               updated_unix=int(record.updated),
+                               actions_played=len(record.actions))
+    if record.finished and record.result:
+        money, winners = record.result["money"], record.result["winners"]
+        if record.players == 1:
+            out.result = f"Finished with ${money[0]}"
+        else:
+            head = ("You won" if winners == [record.seat] else "You tied for first"
+                    if record.seat in winners else
+                    " and ".join(names[p] for p in winners) + " won")
+            out.result = f"{head} (" + ", ".join(f"{names[p]} ${money[p]}"
+                                                 for p in range(record.players)) + ")"
+    else:
+        out.result = f"in progress, {len(record.actions)} actions played"
+    if record.strength:
+        s = record.strength
+        out.strength.CopyFrom(hints_pb2.SeatStrength(seat=record.seat, elo=s["elo"],
+                                                     elo_low=s["low"], elo_high=s["high"],
+                                                     level=s.get("level", 0)))
+    return out
 
 
 def check_player_key(key: str) -> str:
@@ -199,6 +232,31 @@ class PlayServicer:
                                         "iterations": request.iterations or 0}
                 self._save(game)
             return review
+
+    @unary_method
+    def ListGames(self, request: Any, context: RpcContext, call: Any) -> Any:
+        """A player's games and rating (play.proto)."""
+        key = check_player_key(request.player_key)
+        if not key:
+            raise RequestError("player_key", "missing: the key the page keeps (the same as "
+                                             "StartGame's player_key)")
+        limit = request.limit or LIST_DEFAULT
+        if limit > LIST_MAX:
+            raise RequestError("limit", f"{limit} is above the {LIST_MAX} games one call lists")
+        records = self.games.games_of(key, LIST_MAX)
+        out = play_pb2.PlayerGames()
+        for record in records[:limit]:
+            out.games.append(_summary(record))
+        rated = [Strength(r.strength["elo"], (r.strength["low"], r.strength["high"]), 0)
+                 for r in records if r.strength]
+        model = StrengthModel.load()
+        if rated and model is not None:
+            rating = combine(rated, model.between_sd, model.levels)
+            out.rating.CopyFrom(play_pb2.PlayerRating(
+                elo=rating.elo, elo_low=rating.ci[0], elo_high=rating.ci[1],
+                games=len(rated), level=rating.level))
+        call.extra = f" games={len(out.games)}"
+        return out
 
     # ------------------------------------------------------------------ parts
 
@@ -366,7 +424,8 @@ def add_play_servicer(servicer: PlayServicer, server: grpc.Server) -> None:
             ("PlayMove", play_pb2.PlayMoveRequest, play_pb2.GameView),
             ("UndoMove", play_pb2.GameRequest, play_pb2.GameView),
             ("GetGame", play_pb2.GameRequest, play_pb2.GameView),
-            ("ReviewGame", play_pb2.ReviewGameRequest, play_pb2.GameReview))}
+            ("ReviewGame", play_pb2.ReviewGameRequest, play_pb2.GameReview),
+            ("ListGames", play_pb2.ListGamesRequest, play_pb2.PlayerGames))}
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(PLAY_SERVICE_NAME,
                                                                           handlers),))
     server.add_registered_method_handlers(PLAY_SERVICE_NAME, handlers)

@@ -25,6 +25,19 @@
 
   let view = null;      // the last GameView
   let busy = false;
+  const KEY_NAME = "gallerist-player-key";
+
+  // The player's key: random, kept in this browser; it lists the player's games and rating.
+  function playerKey() {
+    let key = localStorage.getItem(KEY_NAME) || "";
+    if (!/^[A-Za-z0-9_-]{16,64}$/.test(key)) {
+      const bytes = crypto.getRandomValues(new Uint8Array(18));
+      key = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")
+        .replace(/=+$/, "");
+      localStorage.setItem(KEY_NAME, key);
+    }
+    return key;
+  }
   let retry = null;     // the call to repeat once a token is given
 
   // ---------------------------------------------------------------- set-up form
@@ -67,7 +80,7 @@
       return { botSpec, budget: { timeMs: Number(ms) } };
     });
     const request = { numPlayers: Number($("players").value), seat: Number($("seat").value),
-                      opponents };
+                      opponents, playerKey: playerKey() };
     const seed = $("seed").value.trim();
     if (seed !== "") {
       if (!/^\d{1,19}$/.test(seed)) throw new Error(`seed: ${seed} is not a whole number`);
@@ -154,6 +167,38 @@
     const over = view.position.kind === 3;
     $("review").hidden = !over;
     setBusy(false);
+    if (over || note) refreshMyGames();
+  }
+
+  // ---------------------------------------------------------------- my games
+  const elo = (x) => Math.round(x).toLocaleString("en");
+  async function refreshMyGames() {
+    let mine;
+    try {
+      mine = await play.listGames({ playerKey: playerKey(), limit: 20 });
+    } catch (err) {
+      return;   // the list is an extra: the game goes on without it
+    }
+    const r = mine.rating;
+    $("rating").textContent = r ? `Your rating: about ${elo(r.elo)} Elo (95% interval ` +
+      `${elo(r.eloLow)} to ${elo(r.eloHigh)}) over ${r.games} reviewed ` +
+      `game${r.games === 1 ? "" : "s"}, like level ${r.level}`
+      : "Your rating appears once a finished game has been reviewed.";
+    const list = $("games-list");
+    list.innerHTML = "";
+    for (const g of mine.games) {
+      const li = document.createElement("li");
+      const a = document.createElement("a");
+      a.href = `#game=${g.gameId}`;
+      a.className = "my-game";
+      a.dataset.gameId = g.gameId;
+      const when = new Date(Number(g.startedUnix) * 1000).toLocaleString();
+      const others = g.players.filter((_, p) => p !== g.seat).join(", ") || "solo";
+      a.textContent = `${when}: against ${others}: ${g.result}`;
+      li.append(a);
+      list.append(li);
+    }
+    $("my-games").hidden = !mine.games.length && !r;
   }
 
   function addEvent(text, colour) {
@@ -277,6 +322,7 @@
     $("review-frame").srcdoc = review.html;
     $("review-box").hidden = false;
     $("review-box").scrollIntoView();
+    refreshMyGames();
   });
   $("token-ok").addEventListener("click", async () => {
     token = $("token").value.trim();
@@ -289,11 +335,21 @@
     }
   });
 
-  fillSetup();
-  const resumed = /^#game=([A-Za-z0-9_-]{1,64})$/.exec(location.hash);
-  if (resumed) {
-    call(() => play.getGame({ gameId: resumed[1] })).then((next) => {
-      if (next) render(next, "Game resumed");
-    });
+  function resume() {
+    const resumed = /^#game=([A-Za-z0-9_-]{1,64})$/.exec(location.hash);
+    if (resumed && (!view || view.gameId !== resumed[1])) {
+      call(() => play.getGame({ gameId: resumed[1] })).then((next) => {
+        if (next) {
+          $("events").innerHTML = "";
+          $("review-box").hidden = true;
+          render(next, "Game resumed");
+        }
+      });
+    }
   }
+  window.addEventListener("hashchange", resume);
+
+  fillSetup();
+  resume();
+  refreshMyGames();
 })();
