@@ -188,8 +188,10 @@ class GameStore:
                 if row is None:
                     db.execute(_info.insert().values(key="schema_version",
                                                      value=str(SCHEMA_VERSION)))
-                    return
-                found = int(row[0])
+                found = int(row[0]) if row is not None else SCHEMA_VERSION
+                if found == SCHEMA_VERSION:   # a write now: a read-only database fails here
+                    db.execute(_info.delete().where(_info.c.key == "opened"))
+                    db.execute(_info.insert().values(key="opened", value=f"{time.time():.0f}"))
         except SQLAlchemyError as exc:
             raise StoreError(f"games database {self._shown}: {_why(exc)}") from None
         if found != SCHEMA_VERSION:

@@ -223,3 +223,31 @@ def test_a_full_disk_refuses_new_games_and_keeps_the_others(tmp_path: Path) -> N
         assert refused.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert "full" in refused.details()
         assert stub.GetGame(play_pb2.GameRequest(game_id=first.game_id)).game_id == first.game_id
+
+
+def test_a_read_only_database_is_refused_at_start(tmp_path: Path) -> None:
+    """A database file that cannot be written (immutable for root, read-only otherwise):
+    one line naming it and the problem at start, exit 1, not a failure at the first move."""
+    import os
+    db = tmp_path / "g.sqlite3"
+    GameStore(db).close()
+    for extra in tmp_path.glob("g.sqlite3-*"):
+        extra.unlink()
+    if os.geteuid() == 0:   # root writes through file modes: the immutable attribute
+        done = subprocess.run(["chattr", "+i", str(db)], capture_output=True, text=True)
+        assert done.returncode == 0, f"chattr +i failed here: {done.stderr}"
+    else:
+        db.chmod(0o444)
+        tmp_path.chmod(0o555)
+    try:
+        with pytest.raises(StoreError, match="readonly|read-only|read only"):
+            GameStore(db)
+        run = subprocess.run([sys.executable, "-m", "gallerist.server", "serve", "--port", "0",
+                              "--games-db", str(db)], capture_output=True, text=True, timeout=60)
+        assert run.returncode == 1 and str(db) in run.stderr and "Traceback" not in run.stderr
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", str(db)], check=True)
+        else:
+            tmp_path.chmod(0o755)
+            db.chmod(0o644)
