@@ -244,7 +244,7 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
                   limits: Limits | None = None, tls_cert: str | Path | None = None,
                   tls_key: str | Path | None = None, token: str | None = None,
                   max_rpcs: int | None = None, state_cache: int = 256,
-                  games: GameStore | None = None,
+                  games: GameStore | None = None, proxies: tuple[str, ...] = (),
                   make_bot: Callable[[str, int], Any] | None = None,
                   http_port: int | None = None, http_limits: HttpLimits | None = None,
                   cors_origins: tuple[str, ...] = (),
@@ -265,6 +265,7 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
         state_cache: validated states kept for reuse (0: validate every state).
         games: where hosted games are kept (default: a database in memory, gone with the
             process; `gallerist serve` opens a file).
+        proxies: addresses of balancers whose X-Real-IP header names a call's client.
         make_bot: bot factory for the servicer (tests).
         http_port: also serve the servicer over HTTP (Connect, gRPC-Web) on this port of
             the same host (0 picks a free one), with the same token and TLS certificate.
@@ -297,7 +298,8 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
     )
     cache = StateCache(state_cache) if state_cache else None
     metrics = None if metrics_port is None else ServerMetrics(slots, cache)
-    servicer, play = _add_services(server, limits, slots, make_bot, cache, metrics, games)
+    servicer, play = _add_services(server, limits, slots, make_bot, cache, metrics, games,
+                                   frozenset(proxies))
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in ("", SERVICE_NAME):
@@ -327,14 +329,14 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
 
 
 def _add_services(server: grpc.Server, limits: Limits, slots: SearchSlots, make_bot: Any,
-                  cache: StateCache | None, metrics: Any,
-                  games: GameStore | None) -> tuple[GalleristServicer, PlayServicer]:
+                  cache: StateCache | None, metrics: Any, games: GameStore | None,
+                  proxies: frozenset[str]) -> tuple[GalleristServicer, PlayServicer]:
     """The GalleristAI and GalleristPlay servicers, registered on `server`."""
     servicer = GalleristServicer(limits=limits, slots=slots, make_bot=make_bot, cache=cache,
                                  metrics=metrics)
     add_servicer(servicer, server)
     play = PlayServicer(limits=limits, slots=slots, make_bot=make_bot, metrics=metrics,
-                        games=games)
+                        games=games, proxies=proxies)
     add_play_servicer(play, server)
     return servicer, play
 

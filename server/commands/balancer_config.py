@@ -30,6 +30,11 @@ def add(sub: Any) -> None:
                    help="the replicas' gRPC addresses")
     p.add_argument("--listen", default=f"0.0.0.0:{DEFAULT_PORT}", metavar="HOST:PORT",
                    help=f"where nginx listens (default 0.0.0.0:{DEFAULT_PORT})")
+    p.add_argument("--http-replicas", metavar="HOST:PORT,...",
+                   help="the replicas' HTTP addresses (serve --http), in the same order: "
+                        "nginx then also fronts their HTTP port (Connect, gRPC-Web, /play)")
+    p.add_argument("--http-listen", default="0.0.0.0:8080", metavar="HOST:PORT",
+                   help="where nginx's HTTP front listens (default 0.0.0.0:8080)")
     p.add_argument("--tls-cert", metavar="PEM", help="nginx's certificate chain (with --tls-key)")
     p.add_argument("--tls-key", metavar="PEM", help="the private key of the certificate")
 
@@ -51,7 +56,15 @@ def run(args: argparse.Namespace) -> int:
     listen = checked_address(args.listen, "--listen")
     if (args.tls_cert is None) != (args.tls_key is None):
         raise CliError("--tls-cert and --tls-key go together")
+    http = None
+    if args.http_replicas:
+        backs = [checked_address(a, "--http-replicas") for a in args.http_replicas.split(",")]
+        if len(backs) != len(replicas):
+            raise CliError(f"--http-replicas: {len(backs)} addresses for {len(replicas)} "
+                           "replicas: give one HTTP address per replica, in the same order")
+        http = (checked_address(args.http_listen, "--http-listen"), backs)
     print(f"# gallerist balancer-config {' '.join(replicas)} --listen {listen}\n"
           f"# for Debian's nginx: /etc/nginx/conf.d/gallerist.conf, then nginx -s reload")
-    print(nginx_config(replicas, listen, tls_cert=args.tls_cert, tls_key=args.tls_key), end="")
+    print(nginx_config(replicas, listen, tls_cert=args.tls_cert, tls_key=args.tls_key,
+                       http=http), end="")
     return 0

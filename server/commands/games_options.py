@@ -2,12 +2,20 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 
 from gallerist.server.commands import CliError
 from gallerist.server.commands.options import float_range, int_range
 from gallerist.server.play.store import GameStore, StoreError, default_database
 
 __all__ = ["add_games_options", "games_option_args", "open_games"]
+
+
+def _ip(text: str) -> str:
+    try:
+        return str(ipaddress.ip_address(text.strip("[]")))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an IP address (e.g. 10.0.0.5)")
 
 
 def add_games_options(p: argparse.ArgumentParser) -> None:
@@ -24,6 +32,10 @@ def add_games_options(p: argparse.ArgumentParser) -> None:
                    help="unfinished games the server holds (default 10000)")
     g.add_argument("--game-days", type=float_range(0.01, 36500, "days"), default=30.0,
                    metavar="D", help="a game untouched for D days is deleted (default 30)")
+    g.add_argument("--trusted-proxy", type=_ip, action="append", default=[], metavar="IP",
+                   help="a balancer on another machine whose X-Real-IP header names the "
+                        "client, for --games-per-client (repeatable; a proxy on this "
+                        "machine is trusted already)")
 
 
 def open_games(args: argparse.Namespace) -> GameStore:
@@ -46,4 +58,6 @@ def games_option_args(args: argparse.Namespace) -> list[str]:
            str(args.games_max), "--game-days", f"{args.game_days:g}"]
     if args.games_db:
         out += ["--games-db", args.games_db]
+    for proxy in args.trusted_proxy:
+        out += ["--trusted-proxy", proxy]
     return out

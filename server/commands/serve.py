@@ -137,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
         serve(f"{args.host}:{args.port}", grace=args.grace, drain=args.drain, ready=ready,
               workers=args.workers, limits=limits, tls_cert=args.tls_cert,
               tls_key=args.tls_key, token=args.token or None, max_rpcs=args.max_rpcs or None,
-              state_cache=args.state_cache, games=games, http_port=args.http,
+              state_cache=args.state_cache, games=games, proxies=tuple(args.trusted_proxy),
+              http_port=args.http,
               http_limits=web_limits,
               cors_origins=tuple(args.cors_origin), metrics_port=args.metrics_port)
     except (OSError, ValueError) as exc:   # unreadable TLS files, a bad address

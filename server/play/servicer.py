@@ -81,10 +81,10 @@ def check_player_key(key: str) -> str:
     return key
 
 
-def client_key(context: RpcContext) -> str:
+def client_key(context: RpcContext, proxies: frozenset[str] = frozenset()) -> str:
     """Whose a call is, for the caps on games: its token when it sends one, else its
-    address without the port (behind the balancer on this machine, the client's address
-    that nginx passes as X-Real-IP)."""
+    address without the port; from a proxy on this machine or in `proxies` (addresses),
+    the client's address that it passes as X-Real-IP (nginx in front of replicas)."""
     forwarded = ""
     for key, value in context.invocation_metadata() or ():   # type: ignore[attr-defined]
         text = value if isinstance(value, str) else bytes(value).decode("latin-1")
@@ -93,7 +93,8 @@ def client_key(context: RpcContext) -> str:
         if key == "x-real-ip":
             forwarded = text.strip()[:64]
     host = (context.peer() or "unknown").rsplit(":", 1)[0]   # ipv4:127.0.0.1, ipv6:[::1]
-    if forwarded and host in ("ipv4:127.0.0.1", "ipv6:[::1]"):   # only a local proxy's word
+    bare = host.split(":", 1)[-1].strip("[]")
+    if forwarded and (bare in ("127.0.0.1", "::1") or bare in proxies):   # a proxy's word only
         return "addr:" + forwarded
     return "addr:" + host
 
@@ -139,11 +140,14 @@ class PlayServicer:
         games: where the games are kept (default: a database in memory).
         make_bot: builds a bot from a checked spec and a seed.
         metrics: where calls and searches are counted.
+        proxies: addresses of proxies whose X-Real-IP names the client (beside this
+            machine's own).
     """
 
     def __init__(self, *, limits: Limits, slots: SearchSlots, games: GameStore | None = None,
                  make_bot: Callable[[str, int], Bot] | None = None,
-                 metrics: Metrics | None = None) -> None:
+                 metrics: Metrics | None = None, proxies: frozenset[str] = frozenset()) -> None:
+        self.proxies = proxies
         self.limits = limits
         self.slots = slots
         self.games = games or GameStore()
@@ -169,7 +173,7 @@ class PlayServicer:
         bots = self._bots(request, n)
         seed = (check_seed(request.seed) if request.HasField("seed")
                 else secrets.randbits(63))
-        owner = client_key(context)
+        owner = client_key(context, self.proxies)
         self.games.check_room(owner)   # before the bots search; checked again when stored
         record = GameRecord(game_id=secrets.token_urlsafe(16), owner=owner,
                             player_key=player_key, players=n, seat=request.seat, seed=seed,

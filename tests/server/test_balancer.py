@@ -46,14 +46,16 @@ def test_nginx_accepts_the_whole_configuration(tmp_path: Path) -> None:
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
                     "-subj", "/CN=localhost", "-keyout", str(key), "-out", str(cert)],
                    check=True, capture_output=True)
+    web = ("127.0.0.1:7080", ["127.0.0.1:7081", "127.0.0.1:7082"])
     for tls in ({}, {"tls_cert": str(cert), "tls_key": str(key)}):
-        conf = tmp_path / "nginx.conf"
-        conf.write_text(standalone_config(nginx_config(REPLICAS, "127.0.0.1:7000", **tls),
-                                          str(tmp_path)))
-        done = subprocess.run([binary, "-p", str(tmp_path), "-c", str(conf), "-e", "stderr",
-                               "-t"], capture_output=True, text=True, timeout=30)
-        assert done.returncode == 0, done.stderr
-        assert f"pid {tmp_path}/nginx.pid;" in conf.read_text()
+        for http in (None, web):
+            conf = tmp_path / "nginx.conf"
+            conf.write_text(standalone_config(nginx_config(REPLICAS, "127.0.0.1:7000", http=http,
+                                                           **tls), str(tmp_path)))
+            done = subprocess.run([binary, "-p", str(tmp_path), "-c", str(conf), "-e",
+                                   "stderr", "-t"], capture_output=True, text=True, timeout=30)
+            assert done.returncode == 0, done.stderr
+            assert f"pid {tmp_path}/nginx.pid;" in conf.read_text()
 
 
 def test_balancer_config_prints_the_blocks_for_the_addresses(
@@ -69,6 +71,20 @@ def test_balancer_config_prints_the_blocks_for_the_addresses(
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["error: replica '10.0.0.2': give HOST:PORT with a port in 1..65535 "
                    "(e.g. 10.0.0.2:50051)"]
+
+
+def test_balancer_config_fronts_the_http_ports_too(capsys: pytest.CaptureFixture[str]) -> None:
+    """With --http-replicas, an HTTP front for the replicas' HTTP ports (in order), which
+    passes the client's address on; one address too few is an error naming the option."""
+    assert main(["balancer-config", "10.0.0.2:50051", "10.0.0.3:50051", "--http-replicas",
+                 "10.0.0.2:8080,10.0.0.3:8080", "--http-listen", "0.0.0.0:8080"]) == 0
+    out = capsys.readouterr().out
+    assert "upstream gallerist_http" in out and "server 10.0.0.3:8080 max_fails=1" in out
+    assert "listen 0.0.0.0:8080;" in out and "X-Real-IP $remote_addr" in out
+    assert "$host !~*" not in out   # the Host check is for a front on localhost
+    assert main(["balancer-config", "10.0.0.2:50051", "10.0.0.3:50051", "--http-replicas",
+                 "10.0.0.2:8080"]) == 2
+    assert "--http-replicas: 1 addresses for 2 replicas" in capsys.readouterr().err
 
 
 def test_a_taken_balancer_port_is_refused_naming_it(capsys: pytest.CaptureFixture[str]) -> None:
@@ -101,11 +117,12 @@ def test_missing_nginx_says_which_debian_package_to_install(
 
 @pytest.mark.parametrize("argv, message", [
     (["--replicas", "2"], "error: --replicas needs --balancer nginx"),
-    (["--balancer", "nginx", "--http", "0"], "error: --http is not offered with --balancer"),
+    (["--balancer", "nginx", "--cors-origin", "http://a.example"],
+     "error: --cors-origin is for the HTTP port"),
 ])
 def test_options_that_do_not_go_with_the_balancer(argv: list[str], message: str,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    """--replicas alone, or --http with the balancer: one error line, exit 2."""
+    """--replicas alone, or --cors-origin without --http: one error line, exit 2."""
     assert main(["serve", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(message)

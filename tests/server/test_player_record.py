@@ -113,3 +113,28 @@ def test_the_list_over_http(served: Any, stub: Any) -> None:
     with urllib.request.urlopen(request, timeout=30) as reply:
         body = json.loads(reply.read())
     assert [g["gameId"] for g in body["games"]] == [started.game_id]
+
+
+class _Context:
+    def __init__(self, peer: str, metadata: tuple[tuple[str, str], ...] = ()) -> None:
+        self._peer, self._metadata = peer, metadata
+
+    def peer(self) -> str:
+        return self._peer
+
+    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
+        return self._metadata
+
+
+def test_whose_a_call_is_for_the_caps_on_games() -> None:
+    """A call's client: its token when it sends one; else its address; X-Real-IP only from
+    a proxy on this machine or a trusted one (a client cannot name itself another)."""
+    from gallerist.server.play.servicer import client_key
+    token = client_key(_Context("ipv4:10.0.0.9:5000", (("authorization", "Bearer t"),)))
+    assert token.startswith("token:") and "Bearer" not in token
+    assert client_key(_Context("ipv4:10.0.0.9:5000")) == "addr:ipv4:10.0.0.9"
+    relayed = (("x-real-ip", "203.0.113.7"),)
+    assert client_key(_Context("ipv4:127.0.0.1:5000", relayed)) == "addr:203.0.113.7"
+    assert client_key(_Context("ipv4:10.0.0.9:5000", relayed)) == "addr:ipv4:10.0.0.9"
+    assert client_key(_Context("ipv4:10.0.0.9:5000", relayed),
+                      frozenset({"10.0.0.9"})) == "addr:203.0.113.7"
