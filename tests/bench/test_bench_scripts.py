@@ -28,6 +28,8 @@ SCRIPTS: dict[str, tuple[list[str], str, list[str]]] = {
     "analyze_bench.py": (["--time-ms", "5", "--workers", "1"], "pos/s", []),
     "arena_bench.py": (["--games", "4", "--no-ray"], "games/s", []),
     "http_bench.py": (["--calls", "5"], "ms p50 to SuggestMoves", []),
+    "games_bench.py": (["--games", "1", "--json", "{tmp}/games.json"],
+                       "SQLite file adds", ["games.json"]),
     "rating_combine.py": (["--draws", "2", "--out", "{tmp}/combine.json"],
                           "stays with the player", ["combine.json"]),
     "http_servers.py": (["--servers", "granian,wsgiref", "--calls", "5", "--quick", "--json",
