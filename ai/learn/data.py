@@ -103,6 +103,25 @@ def _check_rows(path: Path, a: dict[str, np.ndarray]) -> None:
         raise SelfplayError(f"{path}: policy puts weight on an illegal action id")
 
 
+def _concatenate(chunks: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The chunks' arrays joined key by key, each chunk's array released as soon as it is
+    copied: at most one chunk more than the result is held (np.concatenate would hold
+    every chunk and the result at once: twice the records, for millions of rows)."""
+    out: dict[str, np.ndarray] = {}
+    for key in list(chunks[0]):
+        first = chunks[0][key]
+        total = sum(len(c[key]) for c in chunks)
+        joined = np.empty((total, *first.shape[1:]), first.dtype)
+        at = 0
+        for c in chunks:
+            part = c.pop(key)
+            joined[at:at + len(part)] = part
+            at += len(part)
+            del part
+        out[key] = joined
+    return out
+
+
 def load_records(dirs: Sequence[str | os.PathLike[str]], players: int | None = None) -> Dataset:
     """Read the self-play directories `dirs` into one Dataset.
 
@@ -156,9 +175,9 @@ def load_records(dirs: Sequence[str | os.PathLike[str]], players: int | None = N
                 arrays = {k: v[arrays["num_players"] == players] for k, v in arrays.items()}
             read.append(arrays)
         columns = {**COLUMNS, **OPTIONAL_COLUMNS}
-        joined = {k: np.concatenate([r[k] for r in read]) if read
-                  else np.zeros((0, *row_shape(columns[k][1], size, actions)), columns[k][0])
-                  for k in columns}
+        joined = _concatenate(read) if read else {
+            k: np.zeros((0, *row_shape(columns[k][1], size, actions)), columns[k][0])
+            for k in columns}
         games, group = np.unique(joined["game"], return_inverse=True)
         joined["group"] = group.astype(np.int64).reshape(-1) + offset
         offset += len(games)
@@ -168,7 +187,7 @@ def load_records(dirs: Sequence[str | os.PathLike[str]], players: int | None = N
                         "players": manifest.get("players"),
                         "spec": manifest.get("spec") or _netplay_spec(manifest)})
     assert first is not None
-    arrays = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    arrays = _concatenate(parts)
     if not len(arrays["obs"]):
         which = f" of {players}-player games" if players is not None else ""
         raise SelfplayError(f"no positions{which} in {', '.join(map(str, dirs))}")
