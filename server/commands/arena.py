@@ -186,4 +186,8 @@ def run(args: argparse.Namespace) -> int:
     if t.error:
         raise CliError(f"{t.error}; the finished games ({len(t.records)}) are summarised above; "
                        f"finish the arena with: gallerist arena --resume {records}", status=1)
-    return 130 if t.interrupted and not args.summarise else 0
+    if t.interrupted and not args.summarise:
+        print(f"interrupted: {counted(len(t.records), 'finished game')} kept; continue "
+              f"with: gallerist arena --resume {records}", file=sys.stderr)
+        return 130
+    return 0

@@ -17,6 +17,8 @@ import pytest
 
 from gallerist import engine
 
+ROOT = Path(__file__).resolve().parents[2]
+
 
 def _run(*argv: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "gallerist.server", *argv], capture_output=True,
@@ -156,7 +158,36 @@ def test_sigint_and_sigterm_stop_an_arena_keeping_its_games(sig, tmp_path) -> No
     kept = _lines(records)
     assert 1 <= kept < 20000
     assert f"interrupted: keeping {kept} finished game" in done.stderr
+    assert f"continue with: gallerist arena --resume {records.name}" in done.stderr
     assert json.loads((tmp_path / "arena-results.json").read_text())["games"] == kept
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_server_stopped_by_a_signal_exits_0(sig, tmp_path) -> None:
+    """`serve` stopped on purpose (SIGINT or SIGTERM) shuts down gracefully and exits 0,
+    as docs/cli.md says of it (the one command that does not exit 130)."""
+    log = tmp_path / "serve.log"
+
+    def listening() -> bool:
+        return log.exists() and "listening on" in log.read_text()
+    proc_argv = ["serve", "--port", "0", "--workers", "1"]
+    with open(log, "w") as out:
+        proc = subprocess.Popen([*AS_A_BACKGROUND_JOB, sys.executable, "-m", "gallerist.server",
+                                 *proc_argv], cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT,
+                                text=True, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 60
+            while not listening():
+                assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+                time.sleep(0.1)
+            proc.send_signal(sig)
+            assert proc.wait(30) == 0, log.read_text()
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+    cli = (ROOT / "docs" / "cli.md").read_text()
+    assert "`serve` is the exception" in cli and "exits 0" in cli
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
