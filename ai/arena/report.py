@@ -43,12 +43,13 @@ def _width(names: list[str], header: str) -> int:
 
 def _solo_table(rows: list[dict[str, Any]]) -> list[str]:
     w = _width([s["bot"] for s in rows], "bot")
-    lines = [f"{'bot':<{w}} {'games':>5} {'mean':>7} {'std':>6} {'95% CI of mean':>15} "
+    lines = [f"{'bot':<{w}} {'games':>5} {'mean':>7} {'std':>6} {'95% CI of mean':>18} "
              f"{'min':>5} {'max':>5}"]
-    for s in rows:
-        ci = "n/a" if s["mean_ci"] is None else f"{s['mean_ci'][0]:.1f}-{s['mean_ci'][1]:.1f}"
+    for s in rows:   # " to ": a low end below zero must not read as a range "-8.6-283.6"
+        ci = "n/a" if s["mean_ci"] is None else \
+            f"{s['mean_ci'][0]:.1f} to {s['mean_ci'][1]:.1f}"
         lines.append(f"{s['bot']:<{w}} {s['games']:>5} {s['mean_score']:>7.1f} "
-                     f"{s['std_score']:>6.1f} {ci:>15} {s['min_score']:>5} {s['max_score']:>5}")
+                     f"{s['std_score']:>6.1f} {ci:>18} {s['min_score']:>5} {s['max_score']:>5}")
     return lines
 
 
@@ -59,7 +60,8 @@ def _summary_table(rows: list[dict[str, Any]]) -> list[str]:
     for s in rows:
         lo, hi = s["win_rate_ci"]
         lines.append(f"{s['bot']:<{w}} {s['games']:>5} {s['wins']:>6.1f} {100 * s['win_rate']:>8.1f}% "
-                     f"{f'{100 * lo:.1f}-{100 * hi:.1f}%':>15} {s['mean_money']:>7.1f} {s['mean_margin']:>7.1f}")
+                     f"{f'{100 * lo:.1f} to {100 * hi:.1f}%':>15} {s['mean_money']:>7.1f} "
+                     f"{s['mean_margin']:>7.1f}")
     return lines
 
 

@@ -199,3 +199,17 @@ def test_anchored_ratings_fix_the_anchor_and_give_intervals_of_the_difference() 
     rated = {r.bot: r for r in ratings(three, ["a", "b", "c"], anchor="c")}
     assert rated["c"].elo == 0 and rated["a"].elo > rated["b"].elo
     assert all(r.ci[0] <= r.elo <= r.ci[1] for r in rated.values())
+
+
+def test_intervals_in_the_tables_read_as_ranges_even_below_zero() -> None:
+    """A solo mean's interval that starts below zero prints "-8.6 to 283.6", never
+    "-8.6-283.6"; win rates' intervals read "20.0 to 80.0%"."""
+    from gallerist.ai.arena.report import _solo_table, _summary_table
+    solo = "\n".join(_solo_table([{"bot": "greedy", "games": 10, "mean_score": 137.5,
+                                   "std_score": 200.1, "mean_ci": (-8.6, 283.6),
+                                   "min_score": 0, "max_score": 300}]))
+    assert "-8.6 to 283.6" in solo and "-8.6-" not in solo
+    rates = "\n".join(_summary_table([{"bot": "greedy", "games": 10, "wins": 5, "win_rate": 0.5,
+                                       "win_rate_ci": (0.2, 0.8), "mean_money": 100.0,
+                                       "mean_margin": 3.0}]))
+    assert "20.0 to 80.0%" in rates
