@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import os
+import re
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from gallerist.ai.calibration.maps import CalibrationError
 from gallerist.ai.learn.model_file import ModelFileError
@@ -70,9 +72,32 @@ def version() -> str:
         return "unknown (not installed)"
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, with its errors as one line (``error: argument --port: ...``)
+    and where to read more, instead of the usage block first; its subcommands' parsers
+    are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"error: {_plainer(message)} (see {self.prog} --help)\n")
+        sys.exit(2)
+
+
+def _plainer(message: str) -> str:
+    """argparse's message, said plainly where it misleads: a negative value such as
+    ``--duration -5s`` reads as another option, so argparse says "expected one argument"."""
+    found = re.fullmatch(r"argument (-[-\w]+)(?:/\S+)?: expected one argument", message)
+    if found:
+        argv = sys.argv[1:]
+        for i, word in enumerate(argv[:-1]):
+            if word == found.group(1) and re.match(r"-\.?\d", argv[i + 1]):
+                return (f"argument {word}: {argv[i + 1]} is negative: {word} takes no "
+                        "negative value")
+    return message
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``gallerist`` and its subcommands."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="gallerist",
         description="Move hints for the board game The Gallerist: a gRPC service, a client "
                     "and local tools.",

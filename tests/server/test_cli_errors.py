@@ -284,3 +284,22 @@ def test_deep_search_is_announced_and_stops_on_ctrl_c(argv: list[str], fragment:
     assert code == 130, err
     assert fragment in err
     assert time.monotonic() - t0 < 30
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["serve", "--port", "-1"],
+     "error: argument --port: port -1 is outside 0..65535 (0 picks a free port) "
+     "(see gallerist serve --help)"),
+    (["loadtest", "--duration", "-5s"],
+     "error: argument --duration: -5s is negative: --duration takes no negative value "
+     "(see gallerist loadtest --help)"),
+    (["nosuchcommand"], "error: argument command: invalid choice: 'nosuchcommand'"),
+])
+def test_option_errors_are_one_line_naming_the_option(argv: list[str], line: str) -> None:
+    """An option the parser refuses: one line naming the option and the problem, and where
+    to read more (no usage block before it), exit 2."""
+    done = subprocess.run([sys.executable, "-m", "gallerist.server", *argv],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(line), done.stderr
