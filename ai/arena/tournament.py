@@ -400,8 +400,11 @@ def resume_tournament(records_path: str, *, run: str | None = None, workers: int
     first = t.records[0]
     setup = first.setup()
     if setup is None:
-        raise RecordsError(f"{records_path}: the records have no arena schedule (written by an "
-                           f"older version); they can be summarised (--summarise) but not resumed")
+        what = ("one game's record, as 'gallerist play --record' writes it, not an arena's"
+                if len(t.records) == 1 and first.game == 0 else
+                "records without an arena schedule (written by an older version)")
+        raise RecordsError(f"{records_path}: {what}; it can be summarised (--summarise) or "
+                           f"replayed (gallerist replay) but not resumed")
     done = {r.game for r in t.records}
     missing = [g for g in schedule(list(setup.bots), setup.players, setup.games, setup.seed)
                if g.index not in done]

@@ -78,6 +78,10 @@ def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
             another format or version, or lacks its sizes or its list of shards.
     """
     folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise SelfplayError(f"{folder}: a file, not a self-play directory: give the directory "
+                            f"that 'gallerist selfplay' or 'gallerist netplay' wrote (its "
+                            f"{MANIFEST} and shards)")
     if not folder.is_dir():
         raise SelfplayError(f"{folder}: no such directory, so no {MANIFEST} (not a self-play "
                             f"directory): give a directory written by 'gallerist selfplay'")

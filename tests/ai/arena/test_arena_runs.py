@@ -244,8 +244,22 @@ def test_records_without_run_ids_still_replay_and_summarise_but_do_not_resume(tm
     assert all(r.run == "" and r.arena is None for r in saved)
     assert replay(saved[0]).money() == saved[0].money
     assert summarise_records(str(old)).report()["games"] == 2
-    with pytest.raises(RecordsError, match="no arena schedule.*not resumed"):
+    with pytest.raises(RecordsError, match="without an arena schedule.*not resumed"):
         resume_tournament(str(old))
+
+
+def test_resuming_a_played_games_record_names_what_it_is(tmp_path) -> None:
+    """`arena --resume` of the one-game record `gallerist play --record` writes says so,
+    not that an older version wrote it."""
+    import subprocess
+    import sys
+    record = tmp_path / "game.jsonl"
+    subprocess.run([sys.executable, "-m", "gallerist.server", "play", "greedy", "random",
+                    "--seed", "1", "--board", "none", "--record", str(record)],
+                   check=True, capture_output=True, timeout=120)
+    with pytest.raises(RecordsError, match="one game's record, as 'gallerist play --record' "
+                                           "writes it.*not resumed"):
+        resume_tournament(str(record))
 
 
 def test_report_libraries_are_loaded_before_the_first_game(tmp_path) -> None:

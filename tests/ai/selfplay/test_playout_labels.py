@@ -190,6 +190,7 @@ def test_selfplay_continues_a_labelled_directory_with_its_playouts(tmp_path) -> 
     (["label", "{d}", "--playouts", "many"], 2, "error: argument --playouts: 'many' is not an integer"),
     (["label", "{d}", "--workers", "0"], 2, "error: argument --workers: 0 is outside 1..256"),
     (["label", "{missing}"], 2, "no manifest.json (not a self-play directory)"),
+    (["label", "{file}"], 2, "a file, not a self-play directory: give the directory"),
     (["label", "{changed}"], 2, "sha256 differs from the manifest's"),
     (["selfplay", "greedy", "--games", "1", "--out", "{new}", "--playouts", "x"], 2,
      "error: argument --playouts: 'x' is not an integer"),
@@ -202,8 +203,10 @@ def test_bad_input_is_a_one_line_error(argv, status, message, unlabelled, tmp_pa
     shutil.copytree(unlabelled, changed)
     with open(changed / "shard-00001.npz", "ab") as fh:
         fh.write(b"x")
+    a_file = tmp_path / "game.json"
+    a_file.write_text("{}")
     paths = {"d": unlabelled, "missing": tmp_path / "nothing", "changed": changed,
-             "new": tmp_path / "new"}
+             "new": tmp_path / "new", "file": a_file}
     try:
         code = main([a.format(**paths) for a in argv])
     except SystemExit as exc:   # argparse's usage error
