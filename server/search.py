@@ -104,7 +104,7 @@ class Search:
         self.deadline_limited = deadline_limited
         self.moves = moves
         self._legal_move_count = len(state.legal_actions())
-        self.bot_spec = resolved_spec(spec or bot.name, bot, state.num_players)
+        self.bot_spec = resolved_spec(spec or bot.name, bot, state.num_players, budget)
         self.model = model_used(bot, state.num_players)
         self._stopped = threading.Event()
         self._t0 = 0.0

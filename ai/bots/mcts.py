@@ -296,18 +296,18 @@ class MctsBot(BaseBot):
                     w.start()
                 for w in workers:
                     w.join()
-            stats = eng.stats()
+            stats = eng.stats(depth=True)
             elapsed = (time.perf_counter() - t0) * 1000.0
             children = stats["children"]
             moves = []
             for a in legal:
-                visits, reward, money, win = children.get(a, [0, None, None, None])
+                visits, reward, money, win, depth = children.get(a, [0, None, None, None, 0])
                 if visits:
                     moves.append(MoveInfo(
                         action=a, notation=action_to_string(a), visits=int(visits),
                         expected_money=[m / visits for m in money],
                         win_probabilities=[w / visits for w in win],
-                        value=reward[player] / visits))
+                        value=reward[player] / visits, depth=int(depth)))
                 else:
                     moves.append(MoveInfo(action=a, notation=action_to_string(a), visits=0))
             moves.sort(key=lambda m: (-m.visits, -m.value, m.action))
@@ -324,7 +324,8 @@ class MctsBot(BaseBot):
                    for i in range(state.num_players)] if total and state.num_players > 1 else [])
         return self.report(state, Analysis(
             player=player, bot=self.name, moves=moves, iterations=total,
-            nodes=int(stats["nodes"]), elapsed_ms=elapsed, playout_win=shares))
+            nodes=int(stats["nodes"]), elapsed_ms=elapsed, playout_win=shares,
+            depth=1 + max((m.depth for m in visited), default=-1)))
 
     def move_kind(self, move: MoveInfo, num_players: int = 0) -> str:
         """The search's kind for a visited move of a `num_players` search ("mcts"; "model"

@@ -117,13 +117,15 @@ def make_bot(spec: str, seed: int = 0) -> Any:
         raise ValueError(f"bad options for bot {name!r}: {exc}") from None
 
 
-def resolved_spec(spec: str, bot: Any, num_players: int) -> str:
+def resolved_spec(spec: str, bot: Any, num_players: int, budget: Any = None) -> str:
     """The spec of `bot` (made from `spec`) as it searches a `num_players` game: every
     option written out, defaults included, in the order the bot declares them, and what
     it chooses by player count (`BaseBot.resolved_options`: the default bot's prior=auto
     as prior=model with the model's file name, or prior=none), e.g.
     "greedy:calibrated=true,playouts=100". A spec of no bot of BOTS (remote:...) is
-    returned as given. `parse_spec` reads the result."""
+    returned as given. `parse_spec` reads the result. With `budget` (a `Budget`: what a
+    search applied), the spec's iterations, time_ms and depth options say that budget,
+    not the bot's defaults (a spec read "iterations=0,time_ms=0.0" for a 500 ms search)."""
     try:
         name, opts = parse_spec(spec)
     except ValueError:
@@ -132,6 +134,11 @@ def resolved_spec(spec: str, bot: Any, num_players: int) -> str:
     resolve = getattr(bot, "resolved_options", None)
     if resolve is not None:
         options = resolve(options, num_players)
+    if budget is not None:
+        for key in ("iterations", "time_ms", "depth"):
+            if key in options:
+                value = getattr(budget, key)
+                options[key] = float(value) if isinstance(options[key], float) else int(value)
     return name + ":" + ",".join(f"{k}={option_text(v)}" for k, v in options.items())
 
 

@@ -180,6 +180,23 @@ cdef void to_rewards(const StateC* s, const double* money, const double* win,
                   + rp.margin_weight * (0.5 + 0.5 * tanh((money[p] - best) / rp.margin_scale)))
 
 
+cdef int subtree_depth(const TreeC* t, int32_t node) noexcept nogil:
+    """The decisions searched below `node`: the most decision points (chance events not
+    counted) on a path of visited nodes from it. Recursion as deep as the tree (a game's
+    length at most)."""
+    cdef const NodeC* nd = &t.nodes[node]
+    cdef int k, d, best = 0
+    cdef int step = 1 if nd.player >= 0 else 0
+    if nd.num_children <= 0:
+        return 0
+    for k in range(nd.num_children):
+        if t.nodes[nd.first_child + k].visits > 0:
+            d = subtree_depth(t, nd.first_child + k) + step
+            if d > best:
+                best = d
+    return best
+
+
 cdef int tree_descend(TreeC* t, StateC* s, const MctsParams* mp, ModelEvaluator pm,
                       int32_t* path) noexcept nogil:
     """Select (UCT; chance by sampling) and expand from the root while the tree knows the
@@ -439,10 +456,11 @@ cdef class MctsEngine:
     def stop(self):
         self.stop_flag = 1
 
-    def stats(self):
-        """Merged root statistics: {action: [visits, reward[], money[], win[]]}, nodes,
-        iterations, rollout decisions."""
-        cdef int i, k, p, n = self.root.num_players
+    def stats(self, bint depth=False):
+        """Merged root statistics: {action: [visits, reward[], money[], win[], depth]}
+        (with `depth`, the decisions searched below the action, the deepest of the trees;
+        else 0), nodes, iterations, rollout decisions."""
+        cdef int i, k, p, n = self.root.num_players, k_depth
         cdef TreeC* t
         cdef NodeC* nd
         cdef NodeC* ch
@@ -460,8 +478,12 @@ cdef class MctsEngine:
                 ch = &t.nodes[nd.first_child + k]
                 e = out.get(ch.action)
                 if e is None:
-                    e = out[ch.action] = [0, [0.0] * n, [0.0] * n, [0.0] * n]
+                    e = out[ch.action] = [0, [0.0] * n, [0.0] * n, [0.0] * n, 0]
                 e[0] += ch.visits
+                if depth and ch.visits > 0:
+                    with nogil:
+                        k_depth = subtree_depth(t, nd.first_child + k)
+                    e[4] = max(e[4], k_depth)
                 for p in range(n):
                     e[1][p] += ch.reward[p]
                     e[2][p] += ch.money[p]

@@ -339,5 +339,12 @@ def test_hints_name_the_resolved_bot_and_its_model(client: HintClient,
         game.apply(moves.actions[-1])
     analyzed = list(client.analyze_game(hints_pb2.AnalyzeGameRequest(
         game=moves, budget=hints_pb2.Budget(iterations=30)), timeout=60))
-    assert analyzed and all((p.resolved_bot_spec, p.model) == (r.resolved_bot_spec, r.model)
+
+    def bot(spec: str) -> dict[str, object]:   # the bot, not its budget
+        return {k: v for k, v in parse_spec(spec)[1].items()
+                if k not in ("iterations", "time_ms", "depth")}
+    assert analyzed and all((bot(p.resolved_bot_spec), p.model) == (bot(r.resolved_bot_spec), r.model)
                             for p in analyzed)
+    # each spec says the budget its search applied
+    assert options["iterations"] == 50
+    assert all(parse_spec(p.resolved_bot_spec)[1]["iterations"] == 30 for p in analyzed)
