@@ -99,8 +99,10 @@ class _Seat:
                              note="interrupted: stopping the search and the game (Ctrl-C "
                                   "again to quit at once)")
         chosen = list(runner)
-        if runner.interrupted:
-            raise _Interrupted(self.seat, action_to_string(chosen[0]) if chosen else "none")
+        if runner.interrupted:   # the move in words, as the game is printed, its notation after
+            best = (f"{engine.describe_move(view, chosen[0])} ({action_to_string(chosen[0])})"
+                    if chosen else "none")
+            raise _Interrupted(self.seat, best)
         return int(chosen[0])
 
 
@@ -177,7 +179,19 @@ def run(args: argparse.Namespace) -> int:
             out.write("    " + " ".join(line) + "\n")
             line.clear()
 
+    setup_said = False
+
     def on_action(state: engine.GameState, player: int, action: int) -> None:
+        nonlocal setup_said
+        if player != engine.CHANCE and decision_kind(state) == "start-loc":
+            if not setup_said:   # before the first turn: each seat chooses where it starts
+                out.write("Setup: each seat chooses its start location, the last seat first:\n")
+                setup_said = True
+            said = _short(action) if args.notation else engine.describe_move(
+                state.view(player), action)
+            out.write(f"    P{player} ({args.bots[player]}): {said}\n")
+            out.flush()
+            return
         if player != engine.CHANCE and decision_kind(state) == "turn-start":
             flush()
             if args.board == "turn":

@@ -170,12 +170,13 @@ class TerminalGame:
         """The legal moves: by notation on one line, or one a line, its notation (what to
         type) and what it does in words."""
         s = self.state
-        if self.notation:
-            return "legal: " + "  ".join(action_to_string(a) for a in s.legal_actions())
+        if self.notation:   # each with its id in brackets: either may be typed
+            return "legal: " + "  ".join(f"{action_to_string(a)} [{a}]"
+                                         for a in s.legal_actions())
         words = engine.describe_moves(s.view(s.current_player))
         width = max(len(action_to_string(a)) for a in words)
-        return "legal:\n" + "\n".join(f"  {action_to_string(a):<{width}}  {text}"
-                                       for a, text in words.items())
+        return "legal (type the notation or the id in brackets):\n" + "\n".join(
+            f"  {action_to_string(a):<{width}}  {text} [{a}]" for a, text in words.items())
 
     def words(self, action: int) -> str:
         """A move of the position (or a chance outcome) as the game prints it: by

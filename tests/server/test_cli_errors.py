@@ -4,6 +4,7 @@ no work lost."""
 from __future__ import annotations
 
 import importlib.metadata
+import re
 import signal
 import subprocess
 import sys
@@ -283,6 +284,9 @@ def test_deep_search_is_announced_and_stops_on_ctrl_c(argv: list[str], fragment:
     assert "Traceback" not in err
     assert code == 130, err
     assert fragment in err
+    if argv[0] == "play":   # the best move in words, as the game is printed, then its notation
+        best = err[err.index(fragment) + len(fragment):].split(". The game")[0]
+        assert re.fullmatch(r"[A-Z].* \([a-z-]+(:\S+)?\)", best), best
     assert time.monotonic() - t0 < 30
 
 

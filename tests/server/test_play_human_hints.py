@@ -231,10 +231,10 @@ def test_a_hint_and_the_moves_read_in_words(tmp_path: Path) -> None:
                       hint_bot="mcts:iterations=400", tmp_path=tmp_path)
     view = game.state.view(game.state.current_player)
     words = engine.describe_moves(view)
-    listed = out[out.rindex("legal:"):]
-    for a, text in words.items():
-        assert re.search(rf"^  {re.escape(view.action_to_string(a))} +{re.escape(text)}$",
-                         listed, re.M), text
+    listed = out[out.rindex("legal (type the notation"):]
+    for a, text in words.items():   # notation, words, and the id one may type instead
+        assert re.search(rf"^  {re.escape(view.action_to_string(a))} +{re.escape(text)} "
+                         rf"\[{a}\]$", listed, re.M), text
     rows = re.findall(r"^ ?\d+  (.+?) +(\d+) +[\d.]+%  \S+$", out, re.M)
     assert len(rows) >= 2 and all(name.strip() in words.values() for name, _ in rows), rows
     visits = [int(v) for _, v in rows]

@@ -233,3 +233,18 @@ def test_tab_completion_offers_the_legal_moves_and_commands() -> None:
     assert options("start:") == legal and options("move:") == []
     assert options("u") == ["undo"] and options("") == [*legal, "?", "undo", "board", "moves",
                                                           "help", "quit"]
+
+
+def test_a_bot_game_says_who_chooses_each_start_location(tmp_path) -> None:
+    """`play` between bots: the start locations come under a setup header, each with the
+    seat that chose it, before the first turn's header."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "gallerist.server", "play", "greedy", "random",
+                           "--seed", "4", "--board", "none"], capture_output=True, text=True,
+                          timeout=120, check=True)
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("Setup: each seat chooses its start location")
+    assert lines[1].startswith("    P1 (random): Start at the ")
+    assert lines[2].startswith("    P0 (greedy): Start at the ")
+    assert lines[3].startswith("P0 (greedy), move 2")
