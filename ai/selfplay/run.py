@@ -336,6 +336,7 @@ class SelfplayRun:
     error: str | None = None
     seconds: float = 0.0
     manifest: dict[str, Any] = field(default_factory=dict)
+    dropped: int = 0   # finished games of shards left unfinished (played again next run)
 
 
 def _check_arguments(spec: str, players: int, games: int, workers: int, backend: str,
@@ -486,11 +487,11 @@ def run_selfplay(spec: str, *, players: int, games: int, out: str | os.PathLike[
             if progress:
                 progress(done, games, positions_known)
     except KeyboardInterrupt:
-        run.interrupted = True
+        run.interrupted, run.dropped = True, len(finished)
         log.warning("interrupted: keeping %s in complete shards",
                     counted(manifest["games"], "game"))
     except GameFailed as exc:
-        run.interrupted, run.error = True, str(exc)
+        run.interrupted, run.error, run.dropped = True, str(exc), len(finished)
         log.warning("stopped: a game failed; keeping %s in complete shards",
                     counted(manifest["games"], "game"))
     finally:

@@ -118,6 +118,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {args.out} already holds more games than --games {games}: nothing played")
     if result.interrupted:
         why = result.error or "interrupted"
+        if result.dropped:
+            print(f"{counted(result.dropped, 'finished game')} of unfinished shards not kept: "
+                  f"a shard is written once all its games are done; the next run plays "
+                  f"{'them' if result.dropped > 1 else 'it'} again (the same games, from "
+                  f"their seeds)", file=sys.stderr)
         print(f"{why}; the complete shards are kept; continue with: {_resume_command(args)}",
               file=sys.stderr)
         return 1 if result.error else 130

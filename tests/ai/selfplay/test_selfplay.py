@@ -357,3 +357,18 @@ def test_a_run_of_one_game_says_1_game_and_1_shard(tmp_path, capsys) -> None:
     summary = capsys.readouterr().out
     assert summary.startswith(f"{out}: 1 game, ")
     assert " in 1 shard (1 game played now, " in summary
+
+
+def test_an_interrupted_run_counts_the_finished_games_it_could_not_keep(tmp_path: Path) -> None:
+    """Ctrl-C with games finished in a shard that is not complete: the run says how many
+    it could not keep (a shard is written whole), for the command to say so plainly."""
+    calls = []
+
+    def stop_after_three(done: int, total: int, positions: int) -> None:
+        calls.append(done)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+    run = selfplay.run_selfplay("greedy", players=2, games=8, out=tmp_path / "sp", seed=5,
+                                games_per_shard=100, progress=stop_after_three)
+    assert run.interrupted and run.games == 0 and run.played >= 1
+    assert run.dropped == run.played   # every finished game was in the one unfinished shard
