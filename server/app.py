@@ -308,14 +308,7 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
                       server)   # v1 and v1alpha
     host, _, port_text = address.rpartition(":") if ":" in address else (address, "", "")
     _check_ports(host, port_text, http_port, metrics_port)
-    if tls_cert is not None and tls_key is not None:
-        credentials = grpc.ssl_server_credentials(
-            [(Path(tls_key).read_bytes(), Path(tls_cert).read_bytes())])
-        port = server.add_secure_port(address, credentials)
-    else:
-        port = server.add_insecure_port(address)
-    if not port:
-        raise RuntimeError(f"cannot bind {address}")
+    port = _bind_grpc(server, address, tls_cert, tls_key)
     try:
         http = None if http_port is None else HttpServer(
             host, http_port, ConnectService(servicer, play, max_calls=max_rpcs or 2 * threads),
@@ -326,6 +319,24 @@ def create_server(address: str = f"localhost:{DEFAULT_PORT}", *, workers: int = 
         raise
     return GalleristServer(server, port, health_servicer, servicer, slots,
                            f"{host}:{port}", http, metrics, metrics_port, play), port
+
+
+def _bind_grpc(server: grpc.Server, address: str, tls_cert: str | Path | None,
+               tls_key: str | Path | None) -> int:
+    """Add the gRPC port (TLS with both PEM files); the bound port.
+
+    Raises:
+        RuntimeError: the address cannot be bound.
+    """
+    if tls_cert is not None and tls_key is not None:
+        credentials = grpc.ssl_server_credentials(
+            [(Path(tls_key).read_bytes(), Path(tls_cert).read_bytes())])
+        port = server.add_secure_port(address, credentials)
+    else:
+        port = server.add_insecure_port(address)
+    if not port:
+        raise RuntimeError(f"cannot bind {address}")
+    return int(port)
 
 
 def _add_services(server: grpc.Server, limits: Limits, slots: SearchSlots, make_bot: Any,
