@@ -106,9 +106,12 @@ def promotes(gate: dict[str, Any], players: int, share: float) -> bool:
     """Whether a gate promotes its candidate: at 2 players its win share reaches `share`;
     at 3 and 4 players, where a seat's fair share is 1/N and the finishing order says
     more than the winner, its Bradley-Terry Elo on the finishing orders reaches the Elo
-    of `share` at 2 players."""
+    of `share` at 2 players; solo, the 95% interval of its money gain over the best on
+    the same setups is above zero."""
     if players == 2:
         return float(gate["win_rate"]) >= share
+    if players == 1:
+        return float(gate["elo_ci"][0]) > 0.0
     return float(gate["elo"]) >= threshold_elo(share)
 
 
@@ -132,6 +135,8 @@ def _gate(candidate: str, best: str, cfg: LoopConfig, k: int, records: Path, wor
         if t.error:
             raise SelfplayError(f"gate of generation {k}: {t.error}")
         return None
+    if cfg.players == 1:
+        return _solo_gate(t.records, a, b, records)
     rep = t.report()
     rating = {r["bot"]: r for r in rep["ratings"]}[a]
     summary = {s["bot"]: s for s in rep["summary"]}[a]
@@ -140,6 +145,25 @@ def _gate(candidate: str, best: str, cfg: LoopConfig, k: int, records: Path, wor
             "win_rate_ci": list(summary["win_rate_ci"]),
             "elo": 2 * rating["elo"], "elo_ci": [2 * rating["ci"][0], 2 * rating["ci"][1]],
             "records": str(records)}
+
+
+def _solo_gate(games: list[Any], candidate: str, best: str, records: Path) -> dict[str, Any]:
+    """Solo there is no one to beat but Lacerda: the candidate's money against the best's
+    on the same setups, paired by seed; its mean difference and 95% t interval stand in
+    for the Elo (in dollars a game: `unit`)."""
+    from scipy import stats
+
+    money: dict[str, dict[int, int]] = {candidate: {}, best: {}}
+    for r in games:
+        money[r.bots[0]][r.seed] = r.money[0]
+    diffs = [money[candidate][k] - money[best][k] for k in money[candidate] if k in money[best]]
+    n = len(diffs)
+    mean = sum(diffs) / n
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1)) if n > 1 else 0.0
+    half = float(stats.t.ppf(0.975, n - 1)) * sd / math.sqrt(n) if n > 1 else float("inf")
+    return {"games": len(games), "pairs": n, "win_rate": sum(d > 0 for d in diffs) / n,
+            "fair_share": 0.5, "unit": "$ a game", "elo": mean,
+            "elo_ci": [mean - half, mean + half], "records": str(records)}
 
 
 def _at(out: Path, path: str) -> str:
@@ -265,7 +289,7 @@ def _one_generation(out: Path, state: dict[str, Any], cfg: LoopConfig, workers: 
     _save(out, state)
     log(f"generation {k}: won {100 * gate['win_rate']:.1f}% of its seats' games (fair share "
         f"{100 * gate['fair_share']:.0f}%) in {gate['games']} against "
-        f"generation {best['generation']} ({gate['elo']:+.0f} Elo) -> "
+        f"generation {best['generation']} ({gate['elo']:+.0f} {gate.get('unit', 'Elo')}) -> "
         + ("promoted" if promoted else "not promoted"))
     return True
 
@@ -295,7 +319,8 @@ def plot_ladder(state: dict[str, Any], path: Path) -> None:
     ax.axhline(0, color="grey", linewidth=0.8)
     cfg = state["config"]
     ax.set_xlabel("self-play games played")
-    ax.set_ylabel("Elo over generation 0 (95% interval of each gate)")
+    ax.set_ylabel("$ a game over generation 0 (95% interval of each gate)"
+                  if cfg["players"] == 1 else "Elo over generation 0 (95% interval of each gate)")
     sizes = sorted({r["gate"]["games"] for r in state["generations"] if r.get("gate")})
     games = (f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]}-{sizes[-1]}") if sizes \
         else f"{cfg['gate_games']}"

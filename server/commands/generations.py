@@ -35,8 +35,10 @@ def add(sub: Any) -> None:
                    help="start no stage after H hours (default 1)")
     p.add_argument("--generations", type=int_range(1, 100_000), default=None, metavar="N",
                    help="stop after N more generations (default: only --hours)")
-    p.add_argument("--players", type=int_range(1, 3), default=2, metavar="N",
-                   help="1 (solo), 2 or 3: the player counts with a packaged model (default 2)")
+    p.add_argument("--players", type=int_range(1, 4), default=2, metavar="N",
+                   help="1 (solo) to 4 (default 2); at 4 players no model is packaged: give "
+                        "--start (e.g. ai/models/default-3p.npz, the 3-player prior, which "
+                        "reads a 4-player game's observation)")
     p.add_argument("--start", default="", metavar="MODEL.npz",
                    help="generation 0's model (default: the packaged one for --players)")
     p.add_argument("--games", type=int_range(10, 1_000_000), default=6000, metavar="G",
@@ -82,6 +84,9 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--train {exc.option}: {exc.problem}") from None
     if args.start and not os.path.isfile(args.start):
         raise CliError(f"--start {args.start}: no such file")
+    if args.players == 4 and not args.start:
+        raise CliError("--players 4: no model is packaged for 4 players: give --start MODEL "
+                       "(e.g. ai/models/default-3p.npz, the 3-player prior)")
     cfg = LoopConfig(players=args.players, games=args.games, window=args.window,
                      gate_games=args.gate_games, gate_threshold=args.gate,
                      gate_iterations=args.gate_iterations, fast_iterations=args.fast_iterations,
@@ -100,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
     state = result.state
     best = state["generations"][state["best"]]
     print(f"{result.finished} generations finished ({result.stopped}); best: generation "
-          f"{best['generation']} ({best['model']}, {best['elo']:+.0f} Elo over generation 0); "
+          f"{best['generation']} ({best['model']}, {best['elo']:+.0f} "
+          f"{'$ a game' if args.players == 1 else 'Elo'} over generation 0); "
           f"{os.path.join(args.out, 'generations.json')}, generations.png")
     return 130 if result.stopped == "interrupted" else 0

@@ -149,3 +149,27 @@ def test_three_player_gate_seats_the_candidate_once(tmp_path: Path,
     plans = seen["plan"]
     assert all(sum(seat == candidate for seat in game.seats) == 1 for game in plans)
     assert {game.seats.index(candidate) for game in plans} == {0, 1, 2}
+
+
+def test_the_solo_gate_pairs_the_money_on_the_same_setups(tmp_path: Path) -> None:
+    """Solo, the gate is the candidate's money against the best's on the same seeds: its
+    mean gain with a 95% interval; promoted only when the interval is above zero."""
+    from gallerist.ai.arena.records import GameRecord
+
+    def game(bot: str, seed: int, money: int) -> GameRecord:
+        return GameRecord(game=seed, seed=seed, bots=[bot], actions=[], money=[money],
+                          returns=[1.0], scores=[{"money": money}], seconds=0.1)
+    records = [game("new", k, 150 + k % 3 + 5) for k in range(20)] + \
+        [game("old", k, 150 + k % 3) for k in range(20)]
+    gate = loop._solo_gate(records, "new", "old", tmp_path / "g.jsonl")
+    assert gate["pairs"] == 20 and gate["elo"] == pytest.approx(5.0)
+    assert gate["unit"] == "$ a game" and gate["elo_ci"][0] > 0
+    assert loop.promotes(gate, 1, 0.53)
+    assert not loop.promotes({**gate, "elo_ci": [-1.0, 9.0]}, 1, 0.53)
+
+
+def test_four_players_need_a_start_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No model is packaged for 4 players: the loop asks for --start, naming one."""
+    from gallerist.server.cli import main
+    assert main(["generations", "--out", str(tmp_path / "g4"), "--players", "4"]) == 2
+    assert "give --start MODEL" in capsys.readouterr().err
