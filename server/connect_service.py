@@ -143,8 +143,11 @@ class ConnectService:
         call = self._open(method, ctx)
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Any] = asyncio.Queue()
-        put: Callable[[Any], None] = lambda item: loop.call_soon_threadsafe(  # noqa: E731
-            queue.put_nowait, item)
+        def put(item: Any) -> None:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+            except RuntimeError:   # the event loop is gone (the port stopped): no one reads
+                pass
         loop.run_in_executor(self._pool, self._pump, call, method, request, put)
         try:
             while (item := await queue.get()) is not _END:
