@@ -10,7 +10,7 @@ import threading
 from collections.abc import Iterator
 from types import FrameType
 
-__all__ = ["signals_held", "stop_on_signals", "worker_signals"]
+__all__ = ["signals_held", "stop_on_signals", "worker_signals", "worker_start_method"]
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
@@ -63,3 +63,16 @@ def worker_signals() -> None:
     SIGTERM's default (a forked worker would inherit the parent's handler)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def worker_start_method(remote: bool = False) -> str:
+    """How to start worker processes: fork (fast: the workers share what this process has
+    loaded), unless this process holds threads that fork() breaks: gRPC's, once a remote
+    bot was used (`remote`), or JAX's, once JAX was imported (a forked worker can hang on a
+    lock such a thread held at the fork); then spawn."""
+    import multiprocessing
+    import sys
+
+    if remote or "jax" in sys.modules or "fork" not in multiprocessing.get_all_start_methods():
+        return "spawn"
+    return "fork"

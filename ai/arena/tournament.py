@@ -17,7 +17,7 @@ from gallerist.ai.arena.records import (ArenaSetup, GameRecord, RecordsError, ne
                                         replay, run_records)
 from gallerist.ai.arena.report import format_report, plot_ratings
 from gallerist.ai.arena.ratings import GameResult, pairwise_table, ratings, solo_summary, summarize
-from gallerist.ai.signals import signals_held, worker_signals
+from gallerist.ai.signals import signals_held, worker_signals, worker_start_method
 from gallerist.ai.words import counted
 from gallerist.engine.errors import GalleristError
 
@@ -127,7 +127,8 @@ def run_local(games: Sequence[GameSpec], workers: int,
     game's record, `play_scheduled`; self-play passes its own) as they finish. Games of fast
     bots go out in small chunks so that they do not drown in inter-process overhead;
     games of searching bots one at a time, so that Ctrl-C loses none that finished.
-    Workers are forked, or spawned when a bot is remote (gRPC and fork() do not mix).
+    Workers are forked, or spawned when a bot is remote or JAX is loaded
+    (`ai.signals.worker_start_method`).
     On Ctrl-C or SIGTERM (KeyboardInterrupt, `ai.signals`) the workers are terminated at
     once."""
     play = play or play_scheduled
@@ -139,10 +140,8 @@ def run_local(games: Sequence[GameSpec], workers: int,
 
     kinds = {spec.split(":")[0].strip().lower() for g in games for spec in g.seats}
     size = max(1, min(16, len(games) // (workers * 8))) if kinds <= set(FAST_BOTS) else 1
-    # gRPC does not survive fork() in a process that has used it (the remote bots' health
-    # check): a forked worker can hang on a lock held at the fork. Remote bots get fresh
-    # worker processes.
-    method = "spawn" if "remote" in kinds else "fork"
+    # gRPC (the remote bots' health check) and JAX do not survive fork(): fresh workers then
+    method = worker_start_method(remote="remote" in kinds)
     pool = multiprocessing.get_context(method).Pool(workers, initializer=worker_signals)
     try:
         yield from pool.imap_unordered(play, games, chunksize=size)

@@ -17,7 +17,7 @@ from typing import Any
 from gallerist import engine
 from gallerist.ai.bots.base import Analysis, Budget, MoveInfo, MoveRestrictionError
 from gallerist.ai.review.games import GameInput
-from gallerist.ai.signals import worker_signals
+from gallerist.ai.signals import worker_signals, worker_start_method
 
 __all__ = ["LABELS", "PLAYED_MIN_VISITS", "PLAYED_SHARE", "SOLO_THRESHOLDS", "THRESHOLDS",
            "PositionReview", "analyze_game", "analyze_position", "header_line", "label_for",
@@ -249,8 +249,7 @@ def analyze_game(game: GameInput, spec: str, budget: Budget, *, seats: Sequence[
         for job in jobs:
             yield _run_job(job)
         return
-    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods()
-                                      else "spawn")
+    ctx = multiprocessing.get_context(worker_start_method())
     pool = ctx.Pool(processes=min(workers, max(1, len(jobs))), initializer=worker_signals)
     try:
         yield from pool.imap_unordered(_run_job, jobs, chunksize=1)

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 
 import pytest
@@ -76,16 +77,22 @@ def test_a_game_failing_in_a_worker_reaches_the_user_with_its_cause(backend, mon
 
 def test_remote_bots_play_in_spawned_workers_others_in_forked(monkeypatch) -> None:
     """gRPC does not survive fork() once the parent used it (the health check), and a
-    forked worker could hang on a lock held at the fork: remote arenas spawn workers."""
+    forked worker could hang on a lock held at the fork: remote arenas spawn workers, and
+    so does any arena once JAX (threads of its own) is loaded."""
     import multiprocessing
 
     methods: list[str] = []
     real = multiprocessing.get_context
     monkeypatch.setattr(multiprocessing, "get_context", lambda method=None: methods.append(method) or real(method))
     monkeypatch.setattr(arena, "_preflight", lambda bots: None)
+    monkeypatch.delitem(sys.modules, "jax", raising=False)   # as in a user's process
     run_tournament([f"remote:localhost:{free_port()},bot=mcts", "random"], games=2, workers=2)
     run_tournament(["greedy", "random"], games=2, workers=2)
     assert methods == ["spawn", "fork"]
+    # JAX's threads do not survive fork() either: once it is loaded, workers are spawned
+    monkeypatch.setitem(sys.modules, "jax", types.ModuleType("jax"))
+    run_tournament(["greedy", "random"], games=2, workers=2)
+    assert methods == ["spawn", "fork", "spawn"]
 
 
 def start_server(workers: int) -> tuple[subprocess.Popen, int]:
