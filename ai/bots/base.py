@@ -74,8 +74,8 @@ class MoveInfo:
         action: the action id.
         notation: its notation (engine.actions).
         visits: MCTS visits of this move (0 for other bots).
-        depth: expectimax depth searched below this move, in decisions (greedy: 1;
-            MCTS and random: 0).
+        depth: the decisions searched below this move (expectimax its depth, MCTS the
+            deepest visited path of its tree, chance not counted; greedy: 1; random: 0).
         expected_money: the expected final money of every seat after this move, by seat.
         win_probability: the probability that the player to move finishes first after
             this move (a first place shared by k players counts 1/k); None in the solo
@@ -86,6 +86,9 @@ class MoveInfo:
             best other seat in $ (solo: the money), greedy the money margin at the end of
             the turn in $, random 0. Not calibrated: compare it only within one analysis.
         pv: the principal variation, starting with `action`, through the rest of the turn.
+        money_low, money_high: the lowest and highest final money by seat among the
+            outcomes the search backed up through this move (MCTS; empty for the others):
+            a calibrated number stays within them.
     """
 
     action: ActionId
@@ -97,6 +100,8 @@ class MoveInfo:
     value: float = 0.0
     pv: list[ActionId] = field(default_factory=list)
     win_probabilities: list[float] = field(default_factory=list)
+    money_low: list[float] = field(default_factory=list)
+    money_high: list[float] = field(default_factory=list)
 
     @property
     def pv_notation(self) -> list[str]:
@@ -351,7 +356,9 @@ class BaseBot:
         position's summary (`Analysis.root`) follows. A move that ends the game keeps
         the search's numbers: its final scoring is exact, not estimated; near the end,
         the mapped numbers are bounded by what uniform playouts after the move reach
-        (ai.calibration.endgame, `Calibration.settle`), exact where the rest is forced. Solo: no win
+        (ai.calibration.endgame, `Calibration.settle`), exact where the rest is forced, and
+        always by the outcomes the search itself saw after the move (`money_low`,
+        `money_high`), which near the end close in on what is left. Solo: no win
         probabilities. The win map of kind "mcts" takes the move's own win shares, the
         others the position's `analysis.playout_win` and the move's money against that
         of the first move of its kind (ai.calibration.maps's move scale)."""
@@ -378,6 +385,9 @@ class BaseBot:
                 if spread is not None:   # near the end: bounded by what is left
                     m.expected_money, win = cal.settle(
                         m.expected_money, win, spread, raw_win if kind in OWN_WIN_KINDS else None)
+                if m.money_low:   # never beyond the outcomes the search saw after the move
+                    m.expected_money = [min(max(x, lo), hi) for x, lo, hi in zip(
+                        m.expected_money, m.money_low, m.money_high)]
             m.win_probabilities = list(win) if win else []
             m.win_probability = m.win_probabilities[player] if win else None
         return analysis

@@ -301,13 +301,17 @@ class MctsBot(BaseBot):
             children = stats["children"]
             moves = []
             for a in legal:
-                visits, reward, money, win, depth = children.get(a, [0, None, None, None, 0])
+                visits, reward, money, win, depth, low, high = children.get(
+                    a, [0, None, None, None, 0, [], []])
                 if visits:
                     moves.append(MoveInfo(
                         action=a, notation=action_to_string(a), visits=int(visits),
                         expected_money=[m / visits for m in money],
                         win_probabilities=[w / visits for w in win],
-                        value=reward[player] / visits, depth=int(depth)))
+                        value=reward[player] / visits, depth=int(depth),
+                        # the range, when this search (not a reused tree alone) saw some
+                        money_low=[float(x) for x in low] if _seen(low, high) else [],
+                        money_high=[float(x) for x in high] if _seen(low, high) else []))
                 else:
                     moves.append(MoveInfo(action=a, notation=action_to_string(a), visits=0))
             moves.sort(key=lambda m: (-m.visits, -m.value, m.action))
@@ -391,3 +395,8 @@ class MctsBot(BaseBot):
                 yield dataclasses.replace(last, final=False)
         finally:
             self.reuse = reuse
+
+
+def _seen(low: list[float], high: list[float]) -> bool:
+    """Whether a root move's outcome range holds outcomes (each seat's low <= high)."""
+    return bool(low) and all(lo <= hi for lo, hi in zip(low, high))

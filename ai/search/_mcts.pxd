@@ -27,7 +27,9 @@ cdef struct TreeC:
     long iterations            # this search's iterations
     long decisions             # decisions simulated by the evaluator (rollouts)
     int failed                 # out of memory
-    char pad[72]               # to 128 bytes: each thread's tree header (written at every
+    float* money_lo            # [MAX_LEGAL * 4]: per root child and seat, the lowest and
+    float* money_hi            # highest final money this search backed up through it
+    char pad[56]               # to 128 bytes: each thread's tree header (written at every
                                # iteration) on cache lines of its own, no false sharing
 
 cdef struct RewardParams:
@@ -61,5 +63,6 @@ cdef class MctsEngine:
     cdef object root_only        # the restricted root moves (a tuple), or None
     cdef int root_viewer
     cdef void _reset_tree(self, int i, uint64_t seed)
+    cdef int _reset_ranges(self, int i) except -1
     cdef bint _follows_root(self, GameState state, int viewer, bint reuse)
     cdef int32_t _subtree(self, int i, list extra)

@@ -9,7 +9,7 @@ selection at decision points is PUCT, Q + c_puct * P * sqrt(N) / (1 + n), the pr
 of a node's children stored when it is expanded; chance points are sampled as with UCT.
 `MctsEngine` is the Python wrapper that ai/bots/mcts.py uses.
 """
-from libc.stdlib cimport realloc, free
+from libc.stdlib cimport malloc, realloc, free
 from posix.stdlib cimport posix_memalign
 from libc.string cimport memcpy, memset
 from libc.math cimport sqrt, log, tanh, INFINITY
@@ -256,6 +256,14 @@ cdef void mcts_iterate(TreeC* t, const StateC* root, const MctsParams* mp,
         t.decisions += leaf_values(ev, &s, &t.rng, money, win)
     to_rewards(&s, money, win, &mp.rp, rew)
     n = s.num_players
+    if depth >= 1:   # the outcomes seen through each root move: their range
+        i = path[1] - t.nodes[t.root].first_child
+        if 0 <= i < MAX_LEGAL:
+            for p in range(n):
+                if money[p] < t.money_lo[4 * i + p]:
+                    t.money_lo[4 * i + p] = <float>money[p]
+                if money[p] > t.money_hi[4 * i + p]:
+                    t.money_hi[4 * i + p] = <float>money[p]
     for i in range(depth + 1):
         nd = &t.nodes[path[i]]
         nd.visits += 1
@@ -354,7 +362,23 @@ cdef class MctsEngine:
         if self.trees != NULL:
             for i in range(self.nthreads):
                 free(self.trees[i].nodes)
+                free(self.trees[i].money_lo)
+                free(self.trees[i].money_hi)
             free(self.trees)
+
+    cdef int _reset_ranges(self, int i) except -1:
+        """Forget the outcome ranges of the root's moves (a new search)."""
+        cdef TreeC* t = &self.trees[i]
+        cdef int k
+        if t.money_lo == NULL:
+            t.money_lo = <float*>malloc(MAX_LEGAL * 4 * sizeof(float))
+            t.money_hi = <float*>malloc(MAX_LEGAL * 4 * sizeof(float))
+            if t.money_lo == NULL or t.money_hi == NULL:
+                raise MemoryError()
+        for k in range(MAX_LEGAL * 4):
+            t.money_lo[k] = INFINITY
+            t.money_hi[k] = -INFINITY
+        return 0
 
     cdef void _reset_tree(self, int i, uint64_t seed):
         cdef TreeC* t = &self.trees[i]
@@ -425,6 +449,7 @@ cdef class MctsEngine:
         for i in range(self.nthreads):
             self.trees[i].iterations = 0
             self.trees[i].decisions = 0
+            self._reset_ranges(i)
             if can and self.trees[i].size > 0 and self.trees[i].size < self.mp.max_nodes // 2:
                 node = self._subtree(i, extra)
                 if node >= 0:
@@ -457,9 +482,11 @@ cdef class MctsEngine:
         self.stop_flag = 1
 
     def stats(self, bint depth=False):
-        """Merged root statistics: {action: [visits, reward[], money[], win[], depth]}
-        (with `depth`, the decisions searched below the action, the deepest of the trees;
-        else 0), nodes, iterations, rollout decisions."""
+        """Merged root statistics: {action: [visits, reward[], money[], win[], depth,
+        lowest money[], highest money[]]} (with `depth`, the decisions searched below the
+        action, the deepest of the trees, else 0; the lowest and highest final money this
+        search backed up through the action, by seat: inf and -inf before any), nodes,
+        iterations, rollout decisions."""
         cdef int i, k, p, n = self.root.num_players, k_depth
         cdef TreeC* t
         cdef NodeC* nd
@@ -478,8 +505,13 @@ cdef class MctsEngine:
                 ch = &t.nodes[nd.first_child + k]
                 e = out.get(ch.action)
                 if e is None:
-                    e = out[ch.action] = [0, [0.0] * n, [0.0] * n, [0.0] * n, 0]
+                    e = out[ch.action] = [0, [0.0] * n, [0.0] * n, [0.0] * n, 0,
+                                          [INFINITY] * n, [-INFINITY] * n]
                 e[0] += ch.visits
+                if t.money_lo != NULL and k < MAX_LEGAL:
+                    for p in range(n):
+                        e[5][p] = min(e[5][p], t.money_lo[4 * k + p])
+                        e[6][p] = max(e[6][p], t.money_hi[4 * k + p])
                 if depth and ch.visits > 0:
                     with nogil:
                         k_depth = subtree_depth(t, nd.first_child + k)
