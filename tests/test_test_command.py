@@ -77,3 +77,19 @@ def test_readme_test_command_is_the_script_and_ci_runs_it():
     assert os.access(SCRIPT, os.X_OK)
     syntax = subprocess.run(["bash", "-n", str(SCRIPT)], capture_output=True, text=True)
     assert syntax.returncode == 0, syntax.stderr
+
+
+def test_readme_names_every_package_the_test_script_installs():
+    """The README's test paragraph names each Debian package tests/run.sh may install, and
+    that it needs root or sudo."""
+    script = SCRIPT.read_text()
+    packages = set()
+    for group in re.findall(r"missing\+=\(([^)]*)\)", script):
+        packages.update(group.split())
+    assert {"chromium", "nodejs", "npm", "curl", "nginx", "postgresql"} <= packages
+    readme = (ROOT / "README.md").read_text()
+    paragraph = readme[readme.index("Run the tests"):readme.index("bash tests/run.sh")]
+    names = {"chromium": "Chromium", "nodejs": "Node.js", "npm": "npm", "curl": "curl",
+             "nginx": "nginx", "postgresql": "PostgreSQL"}
+    assert [p for p in sorted(packages) if names[p] not in paragraph] == []
+    assert "root" in paragraph and "sudo" in paragraph
