@@ -13,6 +13,7 @@ import resource
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -245,14 +246,17 @@ def _serve_with_nofile(limit: int, *options: str) -> Iterator[tuple[int, int, in
     def lower() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
 
+    errors = tempfile.TemporaryFile("w+")
     proc = subprocess.Popen([sys.executable, "-m", "gallerist.server", "serve", "--port", "0",
                              "--http", "0", "--workers", "1", *options],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            stdout=subprocess.PIPE, stderr=errors, text=True,
                             preexec_fn=lower)
     try:
         line = proc.stdout.readline() if proc.stdout else ""
         ports = re.findall(r"localhost:(\d+)", line)
-        assert len(ports) == 2, f"unexpected start line {line!r}"
+        if len(ports) < 2:
+            errors.seek(0)
+            raise AssertionError(f"unexpected start line {line!r}: {errors.read()[-2000:]}")
         yield proc.pid, int(ports[0]), int(ports[1])
     finally:
         proc.terminate()
@@ -261,6 +265,9 @@ def _serve_with_nofile(limit: int, *options: str) -> Iterator[tuple[int, int, in
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        if proc.stdout:
+            proc.stdout.close()
+        errors.close()
 
 
 def _health(grpc_port: int) -> int:
