@@ -140,10 +140,10 @@ def _other_server(kind: str, server: Any, port: int) -> None:
 # ------------------------------------------------------------------ the parent: measures
 
 def _start(kind: str) -> tuple[subprocess.Popen[str], int]:
-    proc = subprocess.Popen([sys.executable, __file__, "--child", kind], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE,
-                                                                  (1024, 1024)))
+    # util-linux's prlimit: no Python between fork and exec (this process has gRPC's threads)
+    proc = subprocess.Popen(["prlimit", "--nofile=1024:1024", sys.executable, __file__,
+                             "--child", kind], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     assert proc.stdout is not None
     return proc, int(proc.stdout.readline())
 

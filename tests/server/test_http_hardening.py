@@ -243,14 +243,13 @@ def test_abandoned_unary_call_frees_its_search_slot(demo: engine.GameState) -> N
 @contextmanager
 def _serve_with_nofile(limit: int, *options: str) -> Iterator[tuple[int, int, int]]:
     """`gallerist serve --http 0` with the open-file limit `limit`: (pid, gRPC port, HTTP port)."""
-    def lower() -> None:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
-
     errors = tempfile.TemporaryFile("w+")
-    proc = subprocess.Popen([sys.executable, "-m", "gallerist.server", "serve", "--port", "0",
-                             "--http", "0", "--workers", "1", *options],
-                            stdout=subprocess.PIPE, stderr=errors, text=True,
-                            preexec_fn=lower)
+    # util-linux's prlimit, not preexec_fn: Python code run between fork and exec in a
+    # process with gRPC's threads (this one has them) can break the child
+    proc = subprocess.Popen(["prlimit", f"--nofile={limit}:{limit}", sys.executable, "-m",
+                             "gallerist.server", "serve", "--port", "0", "--http", "0",
+                             "--workers", "1", *options],
+                            stdout=subprocess.PIPE, stderr=errors, text=True)
     try:
         line = proc.stdout.readline() if proc.stdout else ""
         ports = re.findall(r"localhost:(\d+)", line)
