@@ -296,11 +296,6 @@ class GameStore:
             return [GameRecord.from_row(r) for r in rows]
         return self._run(work, "list games")  # type: ignore[no-any-return]
 
-    def active(self) -> int:
-        """Unfinished games in the store."""
-        return int(self._run(lambda db: db.execute(sa.select(sa.func.count()).where(
-            _games.c.finished.is_(False))).scalar_one(), "count games"))
-
 
 def _sqlite_pragmas(dbapi_connection: Any, record: Any) -> None:
     """SQLite as a server would want it: the write-ahead log (readers never wait for the
