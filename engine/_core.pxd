@@ -384,3 +384,4 @@ cdef int state_sale_value(const StateC* s, int artist) noexcept nogil
 cdef void state_resample_hidden(StateC* s, int player, RngC* rng) noexcept nogil
 cdef long playout_random(StateC* s, RngC* rng, int max_decisions) noexcept nogil
 cdef void state_score_now(const StateC* s, double* out) noexcept nogil
+cdef void state_scoring_now(const StateC* s, int* out) noexcept nogil

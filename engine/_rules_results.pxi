@@ -217,3 +217,19 @@ cdef void state_score_now(const StateC* s, double* out) noexcept nogil:
                 for card in range(4):
                     mean += dealer_score(card, sd)
                 out[p] += mean / 4
+
+
+cdef void state_scoring_now(const StateC* s, int* out) noexcept nogil:
+    """Each player's final scoring if the game were scored now (RN §9.2 on a copy): for
+    player p, out[9 * p + i] is the money of scoring step i (majorities, reputation,
+    exhibition, auction, Curator, Art Dealer, influence), then the total and the money
+    after it. A hidden Curator or Art Dealer card (-1) scores 0."""
+    cdef StateC c
+    cdef int p, i
+    memcpy(&c, s, sizeof(StateC))
+    if not c.terminal:
+        final_scoring(&c)
+    for p in range(s.num_players):
+        for i in range(8):
+            out[9 * p + i] = c.players[p].score[i]
+        out[9 * p + 8] = c.players[p].money

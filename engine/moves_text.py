@@ -12,6 +12,7 @@ names a card that view hides. `describe_moves(state)` gives every legal action a
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +25,7 @@ from gallerist.engine.state import (ACTION_BASES, AUCTION_COST, FAME_MAX, INFLUE
                                     MARKET_COLUMN_INFLUENCE, MARKET_ROW_FORM, TASK_KINDS,
                                     WORK_FAME, WORK_TICKETS, GameState)
 
-__all__ = ["describe_move", "describe_moves"]
+__all__ = ["describe_move", "describe_moves", "seat_words"]
 
 _B = ACTION_BASES
 _KIND_NAMES = {v: k for k, v in TASK_KINDS.items()}
@@ -469,3 +470,12 @@ def describe_moves(state: GameState) -> dict[int, str]:
         return {}
     raw = state._raw()
     return {a: _describe(state, raw, a) for a in options}
+
+
+def seat_words(text: str, mover: int | None, person: int) -> str:
+    """A move's words (said to its mover) as the person reads them: another seat's
+    "your" becomes "their", and the person's own pieces ("P1's") become "your"."""
+    if mover is not None and mover != person:
+        for old, new in (("your", "their"), ("Your", "Their"), ("you", "they"), ("You", "They")):
+            text = re.sub(rf"\b{old}\b", new, text)
+    return re.sub(rf"\bP{person}'s\b", "your", text)

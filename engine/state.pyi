@@ -114,6 +114,8 @@ class GameState:
         """The seats with the most money at the end; [] before. Solo: [0]."""
     def final_scores(self) -> list[dict[str, int]]:
         """Per player: the money of each final scoring step, "total" and "money"."""
+    def scoring_now(self) -> list[dict[str, int]]:
+        """Per player: what final scoring would pay if the game ended now (hidden cards 0)."""
     def sale_value(self, artist: int) -> int:
         """Sale value of a work by artist slot ``artist`` (0..7) at its current fame."""
     def check_invariants(self) -> None:

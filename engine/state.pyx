@@ -13,7 +13,7 @@ from gallerist.engine._core cimport (
     MAX_TURNS_PER_PLAYER, MAX_TASKS, state_init, state_current_player, state_legal_actions,
     state_chance_outcomes, state_apply, state_is_legal, state_sample_chance, state_returns,
     state_check_invariants, state_check_consistency, CHECK_AT, state_resample_hidden,
-    playout_random, rng_next, rng_below, state_sale_value,
+    playout_random, rng_next, rng_below, state_sale_value, state_scoring_now,
 )
 from gallerist.engine._core cimport TaskC, PlayerC, MAX_PLAYERS
 cimport gallerist.engine._core as core
@@ -334,6 +334,16 @@ cdef class GameState:
             d["money"] = self.s.players[p].money
             out.append(d)
         return out
+
+    def scoring_now(self) -> list:
+        """Per player, what final scoring would pay if the game ended now (RN §9.2 on a
+        copy; the end state's own scores at the end): the money of each step, "total"
+        and "money" after it, as `final_scores`. A card this state hides scores 0, so on
+        a player's view the others' Curator and Art Dealer steps are 0."""
+        cdef int out[9 * MAX_PLAYERS]
+        state_scoring_now(&self.s, out)
+        steps = SCORING_STEPS + ("total", "money")
+        return [{steps[i]: out[9 * p + i] for i in range(9)} for p in range(self.s.num_players)]
 
     def sale_value(self, artist: int) -> int:
         if not 0 <= artist < core.NUM_ARTISTS:

@@ -9,6 +9,8 @@ from typing import Any
 
 from gallerist import engine
 from gallerist.ai.bots.base import Budget, MoveInfo
+from gallerist.ai.explain import MAX_EXPLAINED, Explanation, explain_analysis, explain_choice
+from gallerist.engine.line_effects import Reason
 from gallerist.engine.actions import NOTATION, action_to_string, describe_decision, string_to_action
 from gallerist.v1 import hints_pb2
 from gallerist.ai.review.games import GameInput, GameInputError, game_from_moves, game_from_record
@@ -175,6 +177,28 @@ def move_descriptions(state: engine.GameState | None, player: int) -> dict[int, 
     return engine.describe_moves(state)
 
 
+def _reason(r: Reason) -> Any:
+    return hints_pb2.Reason(kind=r.kind, subject=r.subject, before=float(r.before),
+                            after=float(r.after), words=r.words)
+
+
+def explanation_message(e: Explanation | None) -> Any:
+    """An ai.explain.Explanation as a MoveExplanation (None: unset)."""
+    if e is None:
+        return None
+    versus = None
+    if e.versus is not None:
+        v = e.versus
+        versus = hints_pb2.MoveComparison(
+            action=v.action, description=v.description,
+            win_probability=None if v.win_probability is None else float(v.win_probability),
+            expected_money=float(v.expected_money),
+            differences=[_reason(r) for r in v.differences], words=v.words)
+    return hints_pb2.MoveExplanation(now=[_reason(r) for r in e.now],
+                                     scoring=[_reason(r) for r in e.scoring], line=e.line,
+                                     versus=versus, words=e.words)
+
+
 def _move(m: MoveInfo, words: dict[int, str]) -> Any:
     """A MoveInfo as a MoveHint; `words`: the position's moves in words."""
     return hints_pb2.MoveHint(
@@ -183,7 +207,8 @@ def _move(m: MoveInfo, words: dict[int, str]) -> Any:
         expected_money=[float(x) for x in m.expected_money],
         win_probability=None if m.win_probability is None else float(m.win_probability),
         win_probabilities=[float(x) for x in m.win_probabilities], value=float(m.value),
-        pv=m.pv, pv_notation=[NOTATION[a] for a in m.pv])   # engine ids: always valid
+        pv=m.pv, pv_notation=[NOTATION[a] for a in m.pv],   # engine ids: always valid
+        explanation=explanation_message(m.explanation))
 
 
 def _root(a: Any) -> Any:
@@ -205,6 +230,8 @@ def hint_response(report: Report, max_moves: int, query_id: str = "") -> Any:
     a = report.analysis
     moves = a.moves if max_moves <= 0 else a.moves[:max_moves]
     words = move_descriptions(report.state, a.player)
+    if report.state is not None and a.moves:
+        explain_analysis(report.state, a, min(len(moves), MAX_EXPLAINED))
     elapsed = report.elapsed_ms
     stats = hints_pb2.SearchStats(
         iterations=int(a.iterations), nodes=int(a.nodes), depth=int(a.depth),
@@ -249,6 +276,7 @@ def analyzed_position(review: PositionReview, *, index: int, total: int, query_i
     on the last position). The moves' words are those of the mover's view."""
     a = review.analysis
     words = move_descriptions(review.state, review.player)
+    explain_choice(review.state, review.player, review.played, review.best, a)
     return hints_pb2.AnalyzedPosition(
         query_id=query_id, index=index, total=total, ply=review.ply, player=review.player,
         state=review.state.to_proto(), root=_root(a), played=_move(review.played, words),

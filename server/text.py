@@ -9,7 +9,8 @@ from gallerist import engine
 from gallerist.ai.words import counted
 from gallerist.engine.actions import action_to_string
 
-__all__ = ["Progress", "format_hint", "format_plan", "format_root", "move_name", "plan_words"]
+__all__ = ["Progress", "format_hint", "format_plan", "format_root", "format_why", "move_name",
+           "plan_words"]
 
 
 def format_plan(notations: list[str]) -> str:
@@ -85,7 +86,7 @@ def _turn_plan(r: Any, notation: bool, state: engine.GameState | None) -> list[s
 
 
 def format_hint(response: Any, *, title: str = "", limit: int = 10, notation: bool = False,
-                state: engine.GameState | None = None) -> str:
+                state: engine.GameState | None = None, why: bool = False) -> str:
     """A HintResponse as a readable table, then the turn plan of the best move.
 
     Args:
@@ -95,6 +96,8 @@ def format_hint(response: Any, *, title: str = "", limit: int = 10, notation: bo
         notation: moves by the engine's notation (with each move's plan) instead of in
             words (`MoveHint.description`).
         state: the position of the hint, for the turn plan in words.
+        why: every listed move's whole explanation (`format_why`); otherwise the best
+            move's, in one line.
 
     Returns:
         Lines of text (no trailing newline).
@@ -117,6 +120,7 @@ def format_hint(response: Any, *, title: str = "", limit: int = 10, notation: bo
         lines.append("")
         lines.append("Position: " + format_root(r.root))
         lines += _turn_plan(r, notation, state)
+        lines += format_why(r, limit if why else 1, full=why, notation=notation)
     if r.HasField("chosen") and r.moves and r.chosen.action != r.moves[0].action:
         lines.append(f"Plays: {move_name(r.chosen, notation)} (the {r.bot} bot's pick among "
                      "its best moves, not the first)")
@@ -130,6 +134,34 @@ def format_hint(response: Any, *, title: str = "", limit: int = 10, notation: bo
         lines.append(f"Bot: {r.resolved_bot_spec}")
         lines.append(f"Model: {r.model or 'none'}")
     return "\n".join(lines)
+
+
+def format_why(response: Any, limit: int = 1, *, full: bool = False,
+               notation: bool = False) -> list[str]:
+    """The explanations of a HintResponse's first `limit` moves (MoveHint.explanation):
+    one line each ("Why: ..."), or with `full` every part: what the turn changes, the
+    final scoring as it would stand, the line the search expects, the comparison."""
+    lines: list[str] = []
+    for i, m in enumerate(response.moves[:limit]):
+        if not m.HasField("explanation"):
+            continue
+        e = m.explanation
+        if not full:
+            lines.append(f"Why: {e.words}")
+            continue
+        lines += ["", f"Why {i + 1}. {move_name(m, notation)}"]
+        lines += [f"  now: {r.words}" for r in e.now]
+        lines += [f"  final scoring as it stands: {r.words.split(': ', 1)[1]} "
+                  f"({r.words.split(', ', 1)[1].split(':', 1)[0]})" for r in e.scoring]
+        if e.line:
+            lines.append("  then, as the search expects:")
+            lines += [f"    {step}" for step in e.line]
+        if e.HasField("versus"):
+            v = e.versus
+            lines.append(f"  against {v.description}: " + v.words.split(": ", 1)[1]
+                         .split("; ", 1)[0])
+            lines += [f"    {r.words}" for r in v.differences]
+    return lines
 
 
 class Progress:

@@ -89,6 +89,11 @@ class MoveInfo:
         money_low, money_high: the lowest and highest final money by seat among the
             outcomes the search backed up through this move (MCTS; empty for the others):
             a calibrated number stays within them.
+        line_after: where the search expects the game to go after `pv` (the other
+            seats' decisions and chance, then the mover's next turn), each step visited
+            at least `MctsBot.LINE_MIN_VISITS` times (MCTS; empty for the others).
+        explanation: why the move is worth what it is (ai.explain.Explanation), when
+            asked for; None otherwise.
     """
 
     action: ActionId
@@ -102,6 +107,8 @@ class MoveInfo:
     win_probabilities: list[float] = field(default_factory=list)
     money_low: list[float] = field(default_factory=list)
     money_high: list[float] = field(default_factory=list)
+    line_after: list[ActionId] = field(default_factory=list)
+    explanation: Any = None
 
     @property
     def pv_notation(self) -> list[str]:

@@ -552,3 +552,41 @@ cdef class MctsEngine:
             n += 1
         n = extend_turn(&s, player, self.evaluator.static(), out, n, max_len)
         return [out[k] for k in range(n)]
+
+    def continuation(self, int action, int min_visits=10, int max_len=24):
+        """From root action `action`: the most visited line of tree 0 (chance by its most
+        visited outcome) as long as every step has at least `min_visits` visits, split
+        where the mover's turn ends: (the mover's part, the rest). Empty parts when the
+        tree is too thin there. Not extended greedily: every step is the search's own."""
+        cdef action_t out[MAX_LINE]
+        cdef StateC s
+        cdef TreeC* t = &self.trees[0]
+        cdef int n = line_start(&s, &self.root, action, out), best_i, k, cp, turn_end = -1
+        cdef int player = state_current_player(&self.root)
+        cdef int32_t node
+        cdef NodeC* nd
+        max_len = min(max_len, MAX_LINE)
+        node = find_child(t, t.root, action) if t.size and t.nodes[t.root].num_children > 0 else -1
+        if node < 0 or t.nodes[node].visits < min_visits:
+            return [], []
+        while node >= 0 and n < max_len and not s.terminal:
+            nd = &t.nodes[node]
+            cp = state_current_player(&s)
+            if turn_end < 0 and ((cp != player and cp != PLAYER_CHANCE)
+                                 or s.turn_count != self.root.turn_count):
+                turn_end = n
+            if nd.num_children <= 0:
+                break
+            best_i = 0
+            for k in range(1, nd.num_children):
+                if t.nodes[nd.first_child + k].visits > t.nodes[nd.first_child + best_i].visits:
+                    best_i = k
+            if t.nodes[nd.first_child + best_i].visits < min_visits:
+                break
+            node = nd.first_child + best_i
+            state_apply(&s, <action_t>t.nodes[node].action)
+            out[n] = t.nodes[node].action
+            n += 1
+        if turn_end < 0:
+            turn_end = n
+        return [out[k] for k in range(turn_end)], [out[k] for k in range(turn_end, n)]

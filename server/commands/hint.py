@@ -66,6 +66,10 @@ def add(sub: Any) -> None:
     p.add_argument("--interval-ms", type=int, default=250, metavar="MS",
                    help="time between progress reports (default 250)")
     p.add_argument("--board", action="store_true", help="print the board first")
+    p.add_argument("--why", action="store_true",
+                   help="explain every listed move (the best 5 at most): what its turn changes, "
+                        "the final scoring as it would stand, the line the search expects and "
+                        "how it compares; without it, the best move in one line")
     p.add_argument("--json", action="store_true",
                    help="print the final response as JSON instead of a table")
     add_notation_option(p, "the table gives each move's plan in notation, the turn plan "
@@ -219,7 +223,7 @@ def _print_result(args: argparse.Namespace, state: engine.GameState, last: Any, 
             print(state.render())
             print()
         print(format_hint(last, title=title(state), limit=args.moves, notation=args.notation,
-                          state=state))
+                          state=state, why=args.why))
     if interrupted:
         print(f"interrupted: the best move found in {last.stats.elapsed_ms / 1000:.1f} s "
               f"(depth {last.stats.depth}, {counted(last.stats.iterations, 'iteration')}) is "

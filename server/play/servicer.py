@@ -17,6 +17,7 @@ from gallerist import engine
 from gallerist.ai.bots.base import Bot, Budget
 from gallerist.ai.bots.spec import bot_options
 from gallerist.engine.actions import action_to_string, describe_decision
+from gallerist.engine.moves_text import seat_words
 from gallerist.server import convert
 from gallerist.server.limits import (Limits, RequestError, build_bot, check_budget, check_seed,
                                      check_spec)
@@ -97,15 +98,6 @@ def client_key(context: RpcContext, proxies: frozenset[str] = frozenset()) -> st
     if forwarded and (bare in ("127.0.0.1", "::1") or bare in proxies):   # a proxy's word only
         return "addr:" + forwarded
     return "addr:" + host
-
-
-def seat_words(text: str, mover: int | None, person: int) -> str:
-    """A move's words (said to its mover) as the person reads them: another seat's
-    "your" becomes "their", and the person's own pieces ("P1's") become "your"."""
-    if mover is not None and mover != person:
-        for old, new in (("your", "their"), ("Your", "Their"), ("you", "they"), ("You", "They")):
-            text = re.sub(rf"\b{old}\b", new, text)
-    return re.sub(rf"\bP{person}'s\b", "your", text)
 
 
 def _budget_words(budget: Budget) -> str:
