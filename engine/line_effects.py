@@ -77,7 +77,9 @@ def quantities(state: GameState, seat: int) -> dict[tuple[str, str], float]:
         ("money", ""): pl["money"],
         ("influence", ""): pl["influence"],
         ("reputation", ""): sum(1 for t in pl["rep"] if t >= 0),
-        ("contract", ""): sum(1 for c in pl["contract"] if c >= 0),
+        ("contract", "on your board"): sum(1 for c in pl["contract"] if c >= 0),
+        ("contract", "fulfilled"): sum(1 for c, st in zip(pl["contract"], pl["contract_state"])
+                                       if c >= 0 and st > 0),
         ("assistants", "hired"): 10 - pl["queue"],
         ("assistants", "on locations"): sum(1 for o, k in zip(raw["loc_owner"], raw["loc_kind"])
                                             if o == seat and k == 1),
@@ -145,7 +147,7 @@ def _words(kind: str, subject: str, before: float, after: float, state: GameStat
     if kind == "sold":
         return f"Sold {subject} works {before:.0f} → {after:.0f}"
     if kind == "contract":
-        return f"Contracts on your board {before:.0f} → {after:.0f}"
+        return f"Contracts {subject} {before:.0f} → {after:.0f}"
     if kind == "visitors":
         return f"{subject[:1].upper()}{subject[1:]} {before:.0f} → {after:.0f}"
     if kind == "tickets":
@@ -231,7 +233,7 @@ def _compare_words(kind: str, subject: str, other: float, this: float) -> str:
             f"Final scoring as it stands, {SCORING_WORDS[subject]}")
         return f"{what}: {_money(this)} against {_money(other)} ({_signed(d, True)})"
     names = {"influence": "Influence", "gallery": f"Works by the {subject} in your gallery",
-             "sold": f"Sold {subject} works", "contract": "Contracts on your board",
+             "sold": f"Sold {subject} works", "contract": f"Contracts {subject}",
              "visitors": f"{subject[:1].upper()}{subject[1:]}",
              "tickets": f"{_cap(subject)} tickets", "assistants": f"Assistants {subject}",
              "reputation": "Reputation tiles"}
@@ -239,11 +241,9 @@ def _compare_words(kind: str, subject: str, other: float, this: float) -> str:
 
 
 def _next_seat(state: GameState, seat: int) -> int | None:
-    """The seat that decides next after the line, when it is another one."""
-    if state.is_terminal() or state.is_chance():
-        return None
-    p = state.current_player
-    return p if p != seat else None
+    """The seat that plays after `seat` in turn order (None solo)."""
+    n = state.num_players
+    return None if n == 1 else (seat + 1) % n
 
 
 def _free_places(end: GameState, alt: GameState, seat: int) -> list[tuple[float, Reason]]:
@@ -253,8 +253,8 @@ def _free_places(end: GameState, alt: GameState, seat: int) -> list[tuple[float,
     out = []
     for loc in sorted(free_end ^ free_alt):
         leaves = loc in free_end
-        nxt = _next_seat(end if leaves else alt, seat)
-        who = f"P{nxt}, who moves next" if nxt is not None else "the next player"
+        nxt = _next_seat(end, seat)
+        who = f"P{nxt}, who plays next" if nxt is not None else "Lacerda"
         words = (f"Leaves {W.location(loc)} free for {who}" if leaves
                  else f"Takes {W.location(loc)}, which the other move leaves free for {who}")
         out.append((_WEIGHT["place"], Reason("place", N.LOCATION_NAMES[loc],

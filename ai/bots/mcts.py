@@ -43,9 +43,8 @@ class MctsBot(BaseBot):
     #: Iterations of a search whose budget has neither iterations nor a time limit.
     FALLBACK_ITERATIONS = 1000
     #: A step of a move's expected line past the mover's turn (MoveInfo.line_after) needs
-    #: at least this many visits, and this share of the move's own.
+    #: at least this many visits.
     LINE_MIN_VISITS = 16
-    LINE_MIN_SHARE = 0.02
 
     # `says` keeps the wording these options' errors have always had
     OPTIONS = Options(
@@ -322,8 +321,7 @@ class MctsBot(BaseBot):
             for m in moves:
                 m.pv = list(eng.principal_variation(m.action))
                 if m.visits >= self.LINE_MIN_VISITS:
-                    least = max(self.LINE_MIN_VISITS, int(self.LINE_MIN_SHARE * m.visits))
-                    mine, rest = eng.continuation(m.action, least)
+                    mine, rest = eng.continuation(m.action, self.LINE_MIN_VISITS)
                     if rest and list(mine) == m.pv:   # the tree's line, not a greedy end
                         m.line_after = list(rest)
                 if not m.expected_money:     # never visited: the static evaluation after it

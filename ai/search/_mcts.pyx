@@ -555,9 +555,11 @@ cdef class MctsEngine:
 
     def continuation(self, int action, int min_visits=10, int max_len=24):
         """From root action `action`: the most visited line of tree 0 (chance by its most
-        visited outcome) as long as every step has at least `min_visits` visits, split
-        where the mover's turn ends: (the mover's part, the rest). Empty parts when the
-        tree is too thin there. Not extended greedily: every step is the search's own."""
+        visited outcome), split where the mover's turn ends: (the mover's part, the
+        rest). The mover's part follows the tree as principal_variation does (steps of 2
+        visits or more), the rest only steps of `min_visits` or more. Never extended
+        greedily: every step is the search's own ([], [] when `action` itself has fewer
+        than `min_visits`)."""
         cdef action_t out[MAX_LINE]
         cdef StateC s
         cdef TreeC* t = &self.trees[0]
@@ -581,7 +583,8 @@ cdef class MctsEngine:
             for k in range(1, nd.num_children):
                 if t.nodes[nd.first_child + k].visits > t.nodes[nd.first_child + best_i].visits:
                     best_i = k
-            if t.nodes[nd.first_child + best_i].visits < min_visits:
+            # the mover's turn as principal_variation follows it, then min_visits
+            if t.nodes[nd.first_child + best_i].visits < (2 if turn_end < 0 else min_visits):
                 break
             node = nd.first_child + best_i
             state_apply(&s, <action_t>t.nodes[node].action)

@@ -67,3 +67,31 @@ def test_hint_bad_allow_names_the_option_and_move(before_mistake: Path,
                  "--avoid", "action:A,zz"]) == 2
     err = capsys.readouterr().err
     assert "--avoid: 'zz' (unknown)" in err and err.count("\n") == 1
+
+
+def test_hint_explains_the_best_moves_on_the_wire_and_in_words(
+        before_mistake: Path, service: GalleristServer, capsys: pytest.CaptureFixture[str]) -> None:
+    """A hint carries an explanation on each of its best 5 moves (MoveHint.explanation):
+    the best move against the next best, the others against the best, with the hint's
+    own numbers; `hint` prints the best move's in one line, `--why` every part."""
+    common = ["--moves-file", str(before_mistake), "--bot", "mcts", "--iterations", "400",
+              "--seed", "5", "--address", f"localhost:{service.port}"]
+    r = _hint_json(capsys, ["hint", *common, "--json"])
+    moves, me = r["moves"], r["player"]
+    explained = [m for m in moves if m.get("explanation")]
+    assert len(explained) == min(5, len(moves)) and explained == moves[:len(explained)]
+    for i, m in enumerate(explained):
+        v = m["explanation"]["versus"]
+        other = moves[1] if i == 0 else moves[0]
+        assert v["action"] == other["action"] and v["description"] == other["description"]
+        assert v["expectedMoney"] == pytest.approx(
+            m["expectedMoney"][me] - other["expectedMoney"][me])
+        assert v["winProbability"] == pytest.approx(
+            m["winProbability"] - other["winProbability"])
+    assert main(["hint", *common]) == 0
+    text = capsys.readouterr().out
+    assert f"Why: {moves[0]['explanation']['words']}" in text
+    assert main(["hint", *common, "--why", "--moves", "3"]) == 0
+    text = capsys.readouterr().out
+    assert text.count("\nWhy ") == min(3, len(moves))
+    assert f"against {moves[1]['description']}: " in text
