@@ -238,15 +238,20 @@
   const pct = (p) => `${Math.round(100 * p)}%`;
   const money = (m) => `$${m.toFixed(0)}`;
 
+  let hinted = [];      // the moves of the last hint, best first
+
   async function hint() {
     const seat = view.seat;
     const response = await call(() => ai.suggestMoves({
       position: { case: "state", value: view.state }, perspective: seat, maxMoves: 5 }));
     if (!response) return;
     const solo = view.players.length === 1;
+    hinted = response.moves;
+    const explained = hinted.some((m) => m.explanation);
     const table = document.createElement("table");
-    table.innerHTML = `<tr><th>move</th>${solo ? "" : "<th>win</th>"}<th>your $</th></tr>`;
-    for (const m of response.moves) {
+    table.innerHTML = `<tr><th>move</th>${solo ? "" : "<th>win</th>"}<th>your $</th>` +
+      `${explained ? '<th><span class="visually-hidden">explanation</span></th>' : ""}</tr>`;
+    hinted.forEach((m, i) => {
       const tr = table.insertRow();
       tr.className = "hint-row";
       tr.dataset.action = String(m.action);
@@ -256,14 +261,95 @@
       }
       tr.insertCell().textContent = m.expectedMoney.length ? money(m.expectedMoney[seat]) : "";
       for (const td of [...tr.cells].slice(1)) td.className = "number";
-    }
+      if (explained) {
+        const td = tr.insertCell();
+        td.className = "why-cell";
+        if (m.explanation) {   // a server older than MoveHint.explanation sends none
+          const b = document.createElement("button");
+          b.type = "button";
+          b.className = "why-toggle";
+          b.dataset.index = String(i);
+          b.textContent = "why";
+          b.setAttribute("aria-label", `Why: ${m.description}`);
+          b.setAttribute("aria-controls", "why");
+          b.setAttribute("aria-pressed", "false");
+          td.append(b);
+        }
+      }
+    });
     const head = document.createElement("div");
     const it = Number(response.stats ? response.stats.iterations : 0);
     head.textContent = `Hint (${response.bot}, ${it.toLocaleString("en")} iterations): ` +
-      "click a move to play it";
+      "click a move to play it" + (explained ? ", “why” to see why" : "");
     $("hints").replaceChildren(head, table);
-    const best = response.moves[0];
+    const best = hinted[0];
     if (best) drawBest(best);
+    if (best && best.explanation) showWhy(0);
+  }
+
+  // The explanation of the hint's move `index` (MoveHint.explanation), under the table:
+  // its one line, and a disclosure with its parts. Server text only as textContent.
+  function showWhy(index) {
+    const m = hinted[index];
+    const e = m && m.explanation;
+    if (!e) return;
+    const old = $("why");
+    const open = old ? old.querySelector("details").open : false;
+    const box = document.createElement("section");
+    box.id = "why";
+    box.className = "why";
+    box.dataset.action = String(m.action);
+    box.setAttribute("aria-labelledby", "why-title");
+    const el = (tag, text, className) => {
+      const node = document.createElement(tag);
+      if (text !== undefined) node.textContent = text;
+      if (className) node.className = className;
+      return node;
+    };
+    const title = el("h2", `${index === 0 ? "Why the best move" : `Why move ${index + 1}`}: ` +
+      m.description);
+    title.id = "why-title";
+    box.append(title, el("p", e.words, "why-words"));
+    const details = el("details", undefined, "why-details");
+    details.open = open;
+    details.append(el("summary", "Why?"));
+    const part = (heading, items, ordered, className) => {
+      if (!items.length) return;
+      const list = el(ordered ? "ol" : "ul");
+      for (const text of items) list.append(el("li", text));
+      const div = el("div", undefined, `why-part ${className}`);
+      div.append(el("h3", heading), list);
+      details.append(div);
+    };
+    const SCORING = "Final scoring as it stands, ";
+    const unprefixed = (w) => (w.startsWith(SCORING)
+      ? w.charAt(SCORING.length).toUpperCase() + w.slice(SCORING.length + 1) : w);
+    part("This turn:", e.now.map((r) => r.words), false, "why-now");
+    part("Final scoring as it stands:", e.scoring.map((r) => unprefixed(r.words)), false,
+         "why-scoring");
+    part("Then, as the search expects:", e.line, true, "why-line");
+    const v = e.versus;
+    if (v) {
+      const prefix = `Against “${v.description}”: `;
+      const words = v.words.startsWith(prefix) ? v.words.slice(prefix.length) : v.words;
+      const div = el("div", undefined, "why-part why-versus");
+      div.append(el("h3", `Against ${v.description}:`), el("p", words));
+      if (v.differences.length) {
+        const list = el("ul");
+        for (const r of v.differences) list.append(el("li", r.words));
+        div.append(list);
+      }
+      details.append(div);
+    }
+    if (details.children.length === 1) details.append(el("p", "Nothing more to say."));
+    box.append(details);
+    if (old) old.replaceWith(box); else $("hints").append(box);
+    for (const b of document.querySelectorAll("#hints button.why-toggle")) {
+      b.setAttribute("aria-pressed", b.dataset.index === String(index) ? "true" : "false");
+    }
+    for (const tr of document.querySelectorAll("#hints tr.hint-row")) {
+      tr.classList.toggle("explained", tr.dataset.action === String(m.action));
+    }
   }
 
   function drawBest(move) {
@@ -308,6 +394,8 @@
     else pick(actions);
   });
   $("hints").addEventListener("click", (ev) => {
+    const why = ev.target.closest("button.why-toggle");
+    if (why) { showWhy(Number(why.dataset.index)); return; }   // explain, do not play
     const tr = ev.target.closest("tr.hint-row");
     if (tr && !busy) playAction(Number(tr.dataset.action));
   });
