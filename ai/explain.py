@@ -93,7 +93,7 @@ def line_words(state: engine.GameState, line: Sequence[int], seat: int) -> list[
 
 
 def _percent_points(x: float) -> str:
-    return f"{x * 100:+.0f} points"
+    return f"{x * 100:+.1f} points"
 
 
 def _money(x: float) -> str:

@@ -42,7 +42,8 @@ class Reason:
 
     Attributes:
         kind: what it is: "money", "influence", "fame", "gallery", "sold", "contract",
-            "visitors", "tickets", "assistants", "reputation", "place" or "scoring".
+            "visitors", "tickets", "assistants", "reputation", "place", "scoring", or
+            "event" (the intermediate or the final scoring happens in the line).
         subject: which one: the artist ("red painter"), the visitor or ticket colour,
             the scoring step ("exhibition"), the location; "" when the kind says it all.
         before: the amount before the line (in a comparison: after the other line).
@@ -84,7 +85,11 @@ def quantities(state: GameState, seat: int) -> dict[tuple[str, str], float]:
         ("assistants", "on locations"): sum(1 for o, k in zip(raw["loc_owner"], raw["loc_kind"])
                                             if o == seat and k == 1),
         ("assistants", "in the market"): sum(row.count(seat) for row in raw["mk_asst"]),
+        ("assistants", "on contracts"): sum(1 for c, on in zip(pl["contract"], pl["contract_asst"])
+                                            if c >= 0 and on),
         ("place", ""): pl["gallerist"],
+        ("event", "intermediate scoring"): raw["intermediate_done"],
+        ("event", "final scoring"): raw["terminal"],
     }
     for c, name in enumerate(W.VISITOR_WORDS):
         q[("visitors", f"{name}s in your gallery")] = pl["gallery"][c]
@@ -158,6 +163,9 @@ def _words(kind: str, subject: str, before: float, after: float, state: GameStat
         return f"Reputation tiles {before:.0f} → {after:.0f}"
     if kind == "place":
         return f"Your gallerist at {_PLACES[int(after)]}"
+    if kind == "event":
+        return ("The intermediate scoring pays every player's money and influence bonuses"
+                if subject == "intermediate scoring" else "The game ends: final scoring is done")
     if kind == "scoring":
         return (f"Final scoring as it stands, {SCORING_WORDS[subject]}: "
                 f"{_money(before)} → {_money(after)} ({_signed(d, True)})")
@@ -195,7 +203,7 @@ def scoring_changes(state: GameState, line: Sequence[int], seat: int) -> list[Re
 
 #: How much a unit of each kind weighs when the largest differences between two lines
 #: are chosen (only to order them; no weight is ever shown as an amount).
-_WEIGHT = {"money": 1.0, "scoring": 1.0, "influence": 0.5, "fame": 1.0, "gallery": 6.0,
+_WEIGHT = {"event": 100.0, "money": 1.0, "scoring": 1.0, "influence": 0.5, "fame": 1.0, "gallery": 6.0,
            "sold": 6.0, "contract": 4.0, "visitors": 2.0, "tickets": 1.0, "assistants": 2.0,
            "reputation": 5.0, "place": 3.0}
 
@@ -213,7 +221,7 @@ def compare_lines(state: GameState, line: Sequence[int], other: Sequence[int], s
     for key, a in q1.items():
         kind, subject = key
         b = q0[key]
-        if a == b or kind == "fame":     # fame: public, and its money shows in scoring
+        if a == b or kind in ("fame", "event"):   # public; their money shows elsewhere
             continue
         if kind == "place":
             words = (f"Your gallerist ends at {_PLACES[int(a)]}, not {_PLACES[int(b)]}")

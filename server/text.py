@@ -151,15 +151,17 @@ def format_why(response: Any, limit: int = 1, *, full: bool = False,
             continue
         lines += ["", f"Why {i + 1}. {move_name(m, notation)}"]
         lines += [f"  now: {r.words}" for r in e.now]
-        lines += [f"  final scoring as it stands: {r.words.split(': ', 1)[1]} "
-                  f"({r.words.split(', ', 1)[1].split(':', 1)[0]})" for r in e.scoring]
+        lines += [f"  {r.words}" for r in e.scoring]
         if e.line:
             lines.append("  then, as the search expects:")
             lines += [f"    {step}" for step in e.line]
         if e.HasField("versus"):
             v = e.versus
-            lines.append(f"  against {v.description}: " + v.words.split(": ", 1)[1]
-                         .split("; ", 1)[0])
+            numbers = ([f"win probability {100 * v.win_probability:+.1f} points"]
+                       if v.HasField("win_probability") else [])
+            numbers.append(f"expected money {'+' if v.expected_money >= 0 else '-'}"
+                           f"${abs(v.expected_money):,.1f}")
+            lines.append(f"  against {v.description}: " + ", ".join(numbers))
             lines += [f"    {r.words}" for r in v.differences]
     return lines
 

@@ -219,7 +219,7 @@ cdef class ExpectimaxEngine:
         cdef uint64_t key
         cdef TTEntry* e
         max_len = min(max_len, MAX_LINE)
-        while n < max_len and not s.terminal:
+        while n < max_len and not s.terminal and s.turn_count == state.s.turn_count:
             cp = state_current_player(&s)
             if cp == PLAYER_CHANCE:
                 k = most_likely_outcome(&s)
@@ -234,5 +234,5 @@ cdef class ExpectimaxEngine:
             state_apply(&s, <action_t>k)
             out[n] = k
             n += 1
-        n = extend_turn(&s, player, self.evaluator.static(), out, n, max_len)
+        n = extend_turn(&s, player, state.s.turn_count, self.evaluator.static(), out, n, max_len)
         return [out[k] for k in range(n)]

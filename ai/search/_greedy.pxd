@@ -11,5 +11,5 @@ cdef enum:
 cdef int line_start(StateC* s, const StateC* root, int action, action_t* out) noexcept nogil
 cdef int greedy_action(StateC* s, Evaluator ev) noexcept nogil
 cdef int most_likely_outcome(StateC* s) noexcept nogil
-cdef int extend_turn(StateC* s, int player, Evaluator ev, action_t* out, int n,
+cdef int extend_turn(StateC* s, int player, int turn, Evaluator ev, action_t* out, int n,
                      int max_len) noexcept nogil

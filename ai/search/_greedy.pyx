@@ -73,12 +73,13 @@ cdef int line_start(StateC* s, const StateC* root, int action, action_t* out) no
     return 1
 
 
-cdef int extend_turn(StateC* s, int player, Evaluator ev, action_t* out, int n,
+cdef int extend_turn(StateC* s, int player, int turn, Evaluator ev, action_t* out, int n,
                      int max_len) noexcept nogil:
     """Continue a line greedily (most likely chance outcomes) to the end of `player`'s
-    turn; returns the line's new length."""
+    turn (`turn`: the turn count where the line started; solo, where every decision is
+    the player's, the turn ends when the count moves on); returns the line's new length."""
     cdef int cp, a
-    while n < max_len and not s.terminal:
+    while n < max_len and not s.terminal and s.turn_count == turn:
         cp = state_current_player(s)
         if cp == PLAYER_CHANCE:
             a = most_likely_outcome(s)
@@ -175,6 +176,6 @@ def greedy_line(GameState state, int action, Evaluator evaluator not None, int m
     cdef action_t out[MAX_LINE]
     cdef StateC s
     cdef int n = line_start(&s, &state.s, action, out), k
-    n = extend_turn(&s, state_current_player(&state.s), evaluator.static(), out, n,
-                    min(max_len, MAX_LINE))
+    n = extend_turn(&s, state_current_player(&state.s), state.s.turn_count, evaluator.static(),
+                    out, n, min(max_len, MAX_LINE))
     return [out[k] for k in range(n)]

@@ -538,7 +538,8 @@ cdef class MctsEngine:
         while node >= 0 and n < max_len and not s.terminal:
             nd = &t.nodes[node]
             cp = state_current_player(&s)
-            if nd.num_children <= 0 or (cp != player and cp != PLAYER_CHANCE):
+            if nd.num_children <= 0 or (cp != player and cp != PLAYER_CHANCE) \
+                    or s.turn_count != self.root.turn_count:
                 break
             best_i = 0
             for k in range(1, nd.num_children):
@@ -550,7 +551,7 @@ cdef class MctsEngine:
             state_apply(&s, <action_t>t.nodes[node].action)
             out[n] = t.nodes[node].action
             n += 1
-        n = extend_turn(&s, player, self.evaluator.static(), out, n, max_len)
+        n = extend_turn(&s, player, self.root.turn_count, self.evaluator.static(), out, n, max_len)
         return [out[k] for k in range(n)]
 
     def continuation(self, int action, int min_visits=10, int max_len=24):

@@ -26,6 +26,8 @@ SCRIPTS: dict[str, tuple[list[str], str, list[str]]] = {
     "search_bench.py": (["--quick", "--games", "2", "--time-ms", "5", "--json", "{tmp}/search.json"],
                         "speed-up on 2 threads", ["search.json"]),
     "analyze_bench.py": (["--time-ms", "5", "--workers", "1"], "pos/s", []),
+    "explain_bench.py": (["--positions", "1", "--time-ms", "5", "--json", "{tmp}/explain.json"],
+                         "explain adds", ["explain.json"]),
     "arena_bench.py": (["--games", "4", "--no-ray"], "games/s", []),
     "http_bench.py": (["--calls", "5"], "ms p50 to SuggestMoves", []),
     "games_bench.py": (["--games", "1", "--json", "{tmp}/games.json"],

@@ -79,7 +79,7 @@ def test_sale_against_purchase_names_the_search_numbers_and_the_largest_differen
     assert ("money", "") in kinds
     money = _by(e.versus.differences, "money")
     assert money.after == 21 and money.before == play_line(s, purchase.pv).money()[0]
-    assert "win probability +7 points" in e.words and "expected money -$3.5" in e.words
+    assert "win probability +7.0 points" in e.words and "expected money -$3.5" in e.words
     assert e.now[0].kind == "money" and e.words.startswith("Now: money $10 → $21 (+$11)")
     # the other way round, the purchase gives up the sale's money
     back = explain_move(s, 0, purchase, sale)
