@@ -43,7 +43,8 @@ class Reason:
     Attributes:
         kind: what it is: "money", "influence", "fame", "gallery", "sold", "contract",
             "visitors", "tickets", "assistants", "reputation", "place", "scoring", or
-            "event" (the intermediate or the final scoring happens in the line).
+            "event" (the intermediate or the final scoring happens in the line; solo,
+            Lacerda moves after the turn).
         subject: which one: the artist ("red painter"), the visitor or ticket colour,
             the scoring step ("exhibition"), the location; "" when the kind says it all.
         before: the amount before the line (in a comparison: after the other line).
@@ -91,6 +92,8 @@ def quantities(state: GameState, seat: int) -> dict[tuple[str, str], float]:
         ("event", "intermediate scoring"): raw["intermediate_done"],
         ("event", "final scoring"): raw["terminal"],
     }
+    if raw["num_players"] == 1:   # solo: Lacerda's forced moves follow the player's turn
+        q[("event", "Lacerda")] = raw["turn_count"]
     for c, name in enumerate(W.VISITOR_WORDS):
         q[("visitors", f"{name}s in your gallery")] = pl["gallery"][c]
         q[("visitors", f"{name}s in your lobby")] = pl["lobby"][c]
@@ -127,8 +130,8 @@ def _cap(text: str) -> str:
 def importance(reason: Reason) -> float:
     """How much a change weighs when the largest are chosen for a summary (the kind's
     weight x the size of the change; an order only, never shown as an amount)."""
-    if reason.kind == "place":      # a location is not an amount: changed or not
-        return _WEIGHT["place"] if reason.change else 0.0
+    if reason.kind in ("place", "event"):    # not amounts: changed or not
+        return _WEIGHT[reason.kind] if reason.change else 0.0
     return abs(reason.change) * _WEIGHT[reason.kind]
 
 
@@ -164,8 +167,10 @@ def _words(kind: str, subject: str, before: float, after: float, state: GameStat
     if kind == "place":
         return f"Your gallerist at {_PLACES[int(after)]}"
     if kind == "event":
-        return ("The intermediate scoring pays every player's money and influence bonuses"
-                if subject == "intermediate scoring" else "The game ends: final scoring is done")
+        return {"intermediate scoring": "The intermediate scoring pays every player's money "
+                                        "and influence bonuses",
+                "final scoring": "The game ends: final scoring is done",
+                "Lacerda": "Lacerda makes her moves after your turn"}[subject]
     if kind == "scoring":
         return (f"Final scoring as it stands, {SCORING_WORDS[subject]}: "
                 f"{_money(before)} → {_money(after)} ({_signed(d, True)})")
@@ -180,8 +185,10 @@ def _reasons(q0: dict[tuple[str, str], float], q1: dict[tuple[str, str], float],
         before = q0[key]
         if before == after or kind in exclude or (kinds is not None and kind not in kinds):
             continue
-        out.append(Reason(kind, subject, float(before), float(after),
-                          _words(kind, subject, before, after, state, seat)))
+        words = _words(kind, subject, before, after, state, seat)
+        if kind == "event":     # it happens in the line: 0 before, 1 after
+            before, after = 0, 1
+        out.append(Reason(kind, subject, float(before), float(after), words))
     return out
 
 

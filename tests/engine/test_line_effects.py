@@ -117,3 +117,19 @@ def test_a_sale_fulfils_its_contract():
     assert not [r for r in line_effects(s, _ids(PURCHASE), 0) if r.subject == "fulfilled"]
     diffs = compare_lines(s, _ids(SALE), _ids(PURCHASE), 0, top=10)
     assert _by(diffs, "contract", "fulfilled").change == 1
+
+
+def test_solo_lacerdas_moves_after_the_turn_are_named():
+    """Solo (rules-notes §10): Lacerda's forced moves follow the player's turn inside the
+    engine, so a line through the end of the turn names them as an event of the line."""
+    s = build(clean_raw(1))
+    line = []
+    walk = s.clone_position()
+    while walk.turn_number == s.turn_number and not walk.is_terminal():
+        action = (walk.chance_outcomes()[0][0] if walk.is_chance() else walk.legal_actions()[0])
+        line.append(action)
+        walk.apply(action)
+    events = [r for r in line_effects(s, line, 0) if r.kind == "event"]
+    assert [(r.subject, r.before, r.after, r.words) for r in events] == [
+        ("Lacerda", 0.0, 1.0, "Lacerda makes her moves after your turn")]
+    assert not [r for r in line_effects(s, line[:1], 0) if r.kind == "event"]
