@@ -33,6 +33,8 @@ SCORING_WORDS = {
     "dealer": "your Art Dealer card",
     "influence": "influence at its end value",
 }
+#: The gallerist's places beyond the four locations (engine/_core.pxd GAL_HOME, GAL_KO).
+GAL_HOME, GAL_KO = len(N.LOCATION_NAMES), len(N.LOCATION_NAMES) + 1
 _PLACES = tuple(f"the {name}" for name in N.LOCATION_NAMES) + ("home", "the kicked-out space")
 
 
@@ -165,6 +167,10 @@ def _words(kind: str, subject: str, before: float, after: float, state: GameStat
     if kind == "reputation":
         return f"Reputation tiles {before:.0f} → {after:.0f}"
     if kind == "place":
+        if after == GAL_KO:
+            return "Your gallerist is kicked out (it waits on the kicked-out space)"
+        if after == GAL_HOME:
+            return "Your gallerist goes home"
         return f"Your gallerist at {_PLACES[int(after)]}"
     if kind == "event":
         return {"intermediate scoring": "The intermediate scoring pays every player's money "

@@ -9,18 +9,19 @@ from typing import Any
 
 from gallerist import engine
 from gallerist.ai.bots.base import Budget, MoveInfo
-from gallerist.ai.explain import MAX_EXPLAINED, Explanation, explain_analysis, explain_choice
+from gallerist.ai.explain import MAX_EXPLAINED, Explanation, explain_analysis
 from gallerist.engine.line_effects import Reason
 from gallerist.engine.actions import NOTATION, action_to_string, describe_decision, string_to_action
 from gallerist.v1 import hints_pb2
 from gallerist.ai.review.games import GameInput, GameInputError, game_from_moves, game_from_record
 from gallerist.server.limits import (MAX_GAME_ACTIONS, MAX_RECORD_CHARS, RequestError,
                                      check_move_list, check_seed)
-from gallerist.ai.review.analysis import PositionReview
+from gallerist.ai.review.analysis import PositionReview, biggest_losses
 from gallerist.server.search import Report
 from gallerist.server.state_cache import StateCache
 
-__all__ = ["BOT_KINDS", "action_from_request", "analyzed_position", "bot_spec", "budget_fields", "hint_position",
+__all__ = ["BOT_KINDS", "action_from_request", "analyzed_mistake", "analyzed_position", "bot_spec",
+           "budget_fields", "hint_position", "keep_mistake", "seat_mistakes",
            "hint_response", "legal_actions_response", "move_descriptions", "perspective",
            "position",
            "game_from_record_text", "game_input", "state_from_game", "state_from_message"]
@@ -273,10 +274,10 @@ def analyzed_position(review: PositionReview, *, index: int, total: int, query_i
                       bot_spec: str = "", model: str = "", strength: Any = ()) -> Any:
     """One reviewed decision as an AnalyzedPosition (`bot_spec`, `model`: the resolved
     spec and the model files of its search, `Report`; `strength`: SeatStrength messages,
-    on the last position). The moves' words are those of the mover's view."""
+    on the last position). The moves' words are those of the mover's view; the played
+    and best moves carry the explanations `analyze_position` made."""
     a = review.analysis
     words = move_descriptions(review.state, review.player)
-    explain_choice(review.state, review.player, review.played, review.best, a)
     return hints_pb2.AnalyzedPosition(
         query_id=query_id, index=index, total=total, ply=review.ply, player=review.player,
         state=review.state.to_proto(), root=_root(a), played=_move(review.played, words),
@@ -285,6 +286,29 @@ def analyzed_position(review: PositionReview, *, index: int, total: int, query_i
         legal_move_count=len(review.state.legal_actions()), budget=budget_message(budget),
         deadline_limited=deadline_limited, resolved_bot_spec=bot_spec, model=model,
         strength=list(strength))
+
+
+def analyzed_mistake(position: Any) -> Any:
+    """An AnalyzedPosition as an AnalyzedMistake (its moves played and best with their
+    explanations, the loss, the label and why: the played move's explanation in words)."""
+    return hints_pb2.AnalyzedMistake(
+        ply=position.ply, index=position.index, played=position.played, best=position.best,
+        loss=position.loss, label=position.label, why=position.played.explanation.words)
+
+
+def keep_mistake(kept: dict[int, list[Any]], position: Any) -> None:
+    """Add an AnalyzedPosition to `kept` (by seat: its largest losses so far, as
+    AnalyzedMistakes, largest first; `ai.review.analysis.biggest_losses`) if it is one of
+    them. Its seat gets a list even when it lost nothing."""
+    mine = kept.setdefault(position.player, [])
+    if position.loss > 0:
+        mine.append(analyzed_mistake(position))
+        mine[:] = biggest_losses(mine, lambda m: m.loss, lambda m: m.ply)
+
+
+def seat_mistakes(kept: dict[int, list[Any]]) -> list[Any]:
+    """SeatMistakes messages of what `keep_mistake` kept, in seat order."""
+    return [hints_pb2.SeatMistakes(seat=seat, mistakes=kept[seat]) for seat in sorted(kept)]
 
 
 def position(state: engine.GameState) -> Any:

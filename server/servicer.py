@@ -357,6 +357,7 @@ class GalleristServicer:
             if not context.add_callback(stop):
                 stop()
             sent, reviews = 0, []   # reviews: (seat, loss, label) of the positions sent
+            mistakes: dict[int, list[Any]] = {}   # by seat: its largest losses sent (keep_mistake)
             state = engine.new_game(num_players=game.players, seed=game.seed)
             done = 0
             for index, (ply, _seat) in enumerate(decisions):
@@ -388,13 +389,17 @@ class GalleristServicer:
                     break
                 sent += 1
                 reviews.append((review.player, review.loss, review.label))
-                yield convert.analyzed_position(
+                last = sent == len(decisions)
+                msg = convert.analyzed_position(
                     review, index=index, total=len(decisions), query_id=request.query_id,
                     budget=reports[0].budget, max_moves=max_moves,
                     deadline_limited=any(r.deadline_limited for r in reports),
                     bot_spec=reports[0].bot_spec, model=reports[0].model,
-                    strength=(convert.seat_strengths(game.players, reviews)
-                              if sent == len(decisions) else ()))
+                    strength=convert.seat_strengths(game.players, reviews) if last else ())
+                convert.keep_mistake(mistakes, msg)
+                if last:
+                    msg.biggest_mistakes.extend(convert.seat_mistakes(mistakes))
+                yield msg
             call.extra = f" positions={sent}/{len(decisions)}"
 
     # ------------------------------------------------------------------ game play

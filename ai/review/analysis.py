@@ -1,27 +1,31 @@
 """Game analysis (lichess's game review, KataGo's analyzeTurns): every decision of a game
 searched by a bot, the move played compared with the best move, and the loss labelled.
 
-`analyze_position` analyzes one decision, `analyze_game` a whole game on worker
-processes; `gallerist analyze` and the AnalyzeGame rpc use both. How the loss is found
-and the JSON Lines written are in docs/records.md ("Game analysis").
+`analyze_position` analyzes one decision (and explains the move played and the best one,
+`ai.explain`), `analyze_game` a whole game on worker processes; `gallerist analyze` and the
+AnalyzeGame rpc use both. How the loss is found and the JSON Lines written are in
+docs/records.md ("Game analysis").
 """
 from __future__ import annotations
 
 import dataclasses
 import json
 import multiprocessing
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from gallerist import engine
 from gallerist.ai.bots.base import Analysis, Budget, MoveInfo, MoveRestrictionError
+from gallerist.ai.explain import Explanation, explain_choice
+from gallerist.engine.line_effects import Reason
 from gallerist.ai.review.games import GameInput
 from gallerist.ai.signals import worker_signals, worker_start_method
 
-__all__ = ["LABELS", "PLAYED_MIN_VISITS", "PLAYED_SHARE", "SOLO_THRESHOLDS", "THRESHOLDS",
-           "PositionReview", "analyze_game", "analyze_position", "header_line", "label_for",
-           "position_line", "position_seed", "summary_line", "thresholds_for"]
+__all__ = ["BIGGEST_MISTAKES", "LABELS", "PLAYED_MIN_VISITS", "PLAYED_SHARE", "SOLO_THRESHOLDS",
+           "THRESHOLDS", "PositionReview", "analyze_game", "analyze_position", "biggest_losses",
+           "biggest_mistakes", "explanation_json", "header_line", "label_for", "position_line",
+           "position_seed", "summary_line", "thresholds_for"]
 
 #: Loss of win probability (0..1) from which a move is an inaccuracy, a mistake, a blunder.
 THRESHOLDS: dict[str, float] = {"inaccuracy": 0.05, "mistake": 0.10, "blunder": 0.20}
@@ -34,6 +38,8 @@ LABELS = ("inaccuracy", "mistake", "blunder")
 PLAYED_MIN_VISITS = 100
 #: The share of the position's budget that second search gets (on top of the first's).
 PLAYED_SHARE = 0.25
+#: How many of a seat's largest losses a summary lists ("biggest mistakes").
+BIGGEST_MISTAKES = 5
 
 Search = Callable[[Budget, "list[int] | None"], Analysis]
 
@@ -63,6 +69,10 @@ class PositionReview:
         state: the position before the move.
         analysis: the bot's analysis of the position (moves best first).
         played: the move played, evaluated (from `analysis` or the second search).
+            It and `best` carry their explanations (`MoveInfo.explanation`,
+            `ai.explain.explain_choice`): the played move against the best one and the
+            best against the played one (when the best move was played: against the next
+            best).
         loss: best's win probability minus played's for the mover, >= 0 (solo: $).
         label: None, "inaccuracy", "mistake" or "blunder".
         searches: 1, or 2 when the played move needed its own search.
@@ -110,7 +120,8 @@ def analyze_position(state: engine.GameState, played: int, search: Search, budge
         ply: the move's index in the game, for the record.
 
     Returns:
-        The review of the decision.
+        The review of the decision, the played and best moves explained
+        (`ai.explain.explain_choice`, about a millisecond).
     """
     player = int(state.current_player)
     n = state.num_players
@@ -133,6 +144,7 @@ def analyze_position(state: engine.GameState, played: int, search: Search, budge
             searches = 2
     assert found is not None
     loss = max(0.0, _score(best, player, n) - _score(found, player, n))
+    explain_choice(state, player, found, best, analysis)
     return PositionReview(ply=ply, player=player, state=state, analysis=analysis,
                           played=found, loss=loss, label=label_for(loss, n),
                           searches=searches)
@@ -140,11 +152,39 @@ def analyze_position(state: engine.GameState, played: int, search: Search, budge
 
 # ---------------------------------------------------------------------------- JSON Lines
 
-def _move_json(m: MoveInfo, words: dict[int, str]) -> dict[str, Any]:
-    """A move of an analysis line; `words`: the position's moves in words."""
-    return {"action": m.action, "move": m.notation, "description": words.get(m.action, ""),
-            "win_probability": None if m.win_probability is None else float(m.win_probability),
-            "expected_money": [float(x) for x in m.expected_money]}
+def _move_json(m: MoveInfo, words: dict[int, str], explained: bool = False) -> dict[str, Any]:
+    """A move of an analysis line; `words`: the position's moves in words; `explained`:
+    with its explanation (`explanation_json`, null when it has none)."""
+    out = {"action": m.action, "move": m.notation, "description": words.get(m.action, ""),
+           "win_probability": None if m.win_probability is None else float(m.win_probability),
+           "expected_money": [float(x) for x in m.expected_money]}
+    if explained:
+        out["explanation"] = explanation_json(m.explanation)
+    return out
+
+
+def _reason_json(r: Reason) -> dict[str, Any]:
+    return {"kind": r.kind, "subject": r.subject, "before": float(r.before),
+            "after": float(r.after), "words": r.words}
+
+
+def explanation_json(e: Explanation | None) -> dict[str, Any] | None:
+    """An `ai.explain.Explanation` as the JSON object of an analysis line (None: null):
+    `words`, `now`, `scoring` (reasons: kind, subject, before, after, words), `line` and
+    `versus` (action, description, win_probability, expected_money, differences, words;
+    null when there is no other move)."""
+    if e is None:
+        return None
+    versus = None
+    if e.versus is not None:
+        v = e.versus
+        versus = {"action": v.action, "description": v.description,
+                  "win_probability": None if v.win_probability is None else float(v.win_probability),
+                  "expected_money": float(v.expected_money),
+                  "differences": [_reason_json(r) for r in v.differences], "words": v.words}
+    return {"words": e.words, "now": [_reason_json(r) for r in e.now],
+            "scoring": [_reason_json(r) for r in e.scoring], "line": list(e.line),
+            "versus": versus}
 
 
 def header_line(game: GameInput, *, source: str, bot: str, budget: Budget,
@@ -174,16 +214,50 @@ def position_line(review: PositionReview, max_moves: int = 5) -> dict[str, Any]:
             "state": json.loads(review.state.to_json()),
             "root": {"win_probabilities": list(root.win_probabilities) or None,
                      "expected_money": list(root.expected_money)},
-            "played": _move_json(review.played, words), "best": _move_json(review.best, words),
+            "played": _move_json(review.played, words, explained=True),
+            "best": _move_json(review.best, words, explained=True),
             "moves": [_move_json(m, words) for m in a.moves[:max_moves]],
             "loss": review.loss, "label": review.label,
             "legal_moves": len(review.state.legal_actions()), "searches": review.searches}
 
 
+_T = TypeVar("_T")
+
+
+def biggest_losses(items: Iterable[_T], loss: Callable[[_T], float], ply: Callable[[_T], int],
+                   n: int = BIGGEST_MISTAKES) -> list[_T]:
+    """The `n` items with the largest losses, largest first (equal losses: the earlier
+    move first); moves that lost nothing are left out."""
+    return sorted((x for x in items if loss(x) > 0), key=lambda x: (-loss(x), ply(x)))[:n]
+
+
+def _move_words(move: dict[str, Any]) -> str:
+    return str(move.get("description") or move.get("move") or "")
+
+
+def biggest_mistakes(positions: Iterable[dict[str, Any]], seat: int,
+                     n: int = BIGGEST_MISTAKES) -> list[dict[str, Any]]:
+    """The `n` largest losses of `seat` among position lines, largest first, each as
+    {"ply", "played", "played_move", "best", "best_move", "loss", "label", "why"}: the
+    moves in words (`played`, `best`) and by notation (`*_move`), and the played move's
+    explanation against the best one in one line ("" when the line has none)."""
+    mine = [p for p in positions if p.get("player") == seat]
+    out = []
+    for p in biggest_losses(mine, lambda p: float(p["loss"]), lambda p: int(p["ply"]), n):
+        played, best = p["played"], p["best"]
+        why = (played.get("explanation") or {}).get("words") or ""
+        out.append({"ply": p["ply"], "played": _move_words(played),
+                    "played_move": played.get("move", ""), "best": _move_words(best),
+                    "best_move": best.get("move", ""), "loss": p["loss"],
+                    "label": p.get("label"), "why": why})
+    return out
+
+
 def summary_line(game: GameInput, positions: Sequence[dict[str, Any]], seats: Sequence[int],
                  complete: bool) -> dict[str, Any]:
-    """The last line: per seat, decisions analyzed, average loss, counts per label, and
-    the playing strength they suggest (ai.review.strength; None where there is none)."""
+    """The last line: per seat, decisions analyzed, average loss, counts per label, the
+    playing strength they suggest (ai.review.strength; None where there is none) and
+    the seat's biggest mistakes (`biggest_mistakes`)."""
     from gallerist.ai.review.strength import StrengthModel, strength_of
 
     model = StrengthModel.load()
@@ -195,7 +269,8 @@ def summary_line(game: GameInput, positions: Sequence[dict[str, Any]], seats: Se
         strength = strength_of(game.players, len(mine), loss, counts, model) if model else None
         players.append({"seat": seat, "name": game.names[seat], "decisions": len(mine),
                         "average_loss": loss, "counts": counts,
-                        "strength": strength.to_json() if strength else None})
+                        "strength": strength.to_json() if strength else None,
+                        "biggest_mistakes": biggest_mistakes(mine, seat)})
     return {"type": "summary", "players": players, "complete": complete}
 
 

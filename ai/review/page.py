@@ -1,8 +1,9 @@
 """The review page of an analyzed game: `write_review_page(analysis_jsonl_path, html_path)`
 writes one self-contained HTML file (inline CSS, JavaScript and SVG; no network) from the
-JSON Lines of `gallerist analyze` (docs/records.md, "Game analysis"): the board at every
-decision, the labelled move list, a chart of the win probabilities, each position's
-numbers, the final score and each seat's summary. A line whose state is not a valid
+JSON Lines of `gallerist analyze` (docs/records.md, "Game analysis"): each seat's biggest
+mistakes, the board at every decision, the labelled move list (each mistake and blunder
+with why: the move played explained against the better one), a chart of the win
+probabilities, each position's numbers, the final score and each seat's summary. A line whose state is not a valid
 GameState is an error naming the line. The style sheet and script are in `page_script`.
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from gallerist import engine
 from gallerist.engine.svg import PLAYER_COLOURS
+from gallerist.ai.review.analysis import BIGGEST_MISTAKES, biggest_mistakes
 from gallerist.ai.review.page_script import CSS, SCRIPT
 from gallerist.engine.actions import NOTATION_KINDS
 from gallerist.ai.review.strength import Strength, describe
@@ -142,6 +144,17 @@ def _words(move: dict[str, Any]) -> str:
     return f"{words} ({notation})" if words else notation
 
 
+#: The labels whose moves the page explains (the move list and the details).
+_EXPLAINED = ("mistake", "blunder")
+
+
+def _why(pos: dict[str, Any]) -> str:
+    """Why a mistake or blunder lost: the played move's explanation against the better
+    move, in one line ("" for a lesser label or a line without an explanation)."""
+    e = pos["played"].get("explanation") if pos.get("label") in _EXPLAINED else None
+    return str(e.get("words") or "") if isinstance(e, dict) else ""
+
+
 def _frame(pos: dict[str, Any], solo: bool) -> dict[str, Any]:
     """What the page shows of one position (its board SVG and its numbers)."""
     state: engine.GameState = pos["game_state"]
@@ -156,6 +169,7 @@ def _frame(pos: dict[str, Any], solo: bool) -> dict[str, Any]:
 
     root = pos["root"]
     return {"svg": board, "ply": pos["ply"], "player": seat, "move": played["move"],
+            "why": _why(pos),
             "description": str(played.get("description") or ""),
             "best": best["move"], "best_description": _words(best), "label": pos.get("label"), "loss": pos["loss"],
             "hint_drawn": drawn, "played": row(played), "best_row": row(best),
@@ -344,6 +358,58 @@ def _summary_table(header: dict[str, Any], summary: dict[str, Any] | None,
     return "".join(out)
 
 
+def _biggest(header: dict[str, Any], positions: list[dict[str, Any]],
+             summary: dict[str, Any] | None) -> str:
+    """Each seat's biggest mistakes (the summary's `biggest_mistakes`; for a summary
+    without them, or no summary, found from the positions): the decision, the move played
+    and the better one, the loss with its label and why. A row shows its decision when
+    clicked."""
+    names = header.get("names") or []
+    solo = header["players"] == 1
+    seats: list[tuple[int, list[Any]]] = []
+    if summary and isinstance(summary.get("players"), list):
+        for p in summary["players"]:
+            if not isinstance(p, dict) or not isinstance(p.get("seat"), int):
+                continue
+            listed = p.get("biggest_mistakes")
+            seats.append((p["seat"], listed if isinstance(listed, list)
+                          else biggest_mistakes(positions, p["seat"])))
+    else:
+        seats = [(seat, biggest_mistakes(positions, seat))
+                 for seat in sorted({pos["player"] for pos in positions})]
+    index = {pos["ply"]: i for i, pos in enumerate(positions)}
+    rows = []
+    for seat, mistakes in seats:
+        mistakes = [m for m in mistakes if isinstance(m, dict)]
+        colour = PLAYER_COLOURS[seat] if 0 <= seat < len(PLAYER_COLOURS) else "#888"
+        rows.append(f'<tr><th colspan="5" style="border-left:4px solid {colour}">'
+                    f'{html.escape(_seat(names, seat))}</th></tr>')
+        if not mistakes:
+            rows.append('<tr><td colspan="5">no move lost anything</td></tr>')
+        for m in mistakes:
+            i = index.get(m.get("ply"))
+            where = (f"{i + 1:,}" if i is not None else f"move {html.escape(str(m.get('ply')))}")
+            label = m.get("label") if m.get("label") in LABEL_MARKS else None
+            try:
+                lost = _loss(m.get("loss"), solo)
+            except (TypeError, ValueError):
+                lost = "-"
+            if label:
+                lost = (f'<span class="{label}">{lost} {LABEL_MARKS[label]} {label}</span>')
+            attrs = f' data-index="{i}"' if i is not None else ""
+            rows.append(f'<tr{attrs}><td>{where}</td><td>{html.escape(str(m.get("played") or ""))}</td>'
+                        f'<td>{html.escape(str(m.get("best") or ""))}</td><td>{lost}</td>'
+                        f'<td class="why">{html.escape(str(m.get("why") or ""))}</td></tr>')
+    if not rows:
+        return ""
+    lost = "$ of expected money" if solo else "win probability"
+    return (f'<details id="biggest-mistakes" open><summary>Biggest mistakes: each seat\'s '
+            f'{BIGGEST_MISTAKES} largest losses of {lost}, largest first (click one to see '
+            f'it)</summary><div class="scroll"><table><tr><th>decision</th><th>played</th>'
+            f'<th>better</th><th>lost</th><th>why</th></tr>{"".join(rows)}</table></div>'
+            f'</details>')
+
+
 _CHUNK = re.compile(r"(?=<g id=)")
 
 
@@ -380,6 +446,9 @@ def _move_rows(frames: list[dict[str, Any]]) -> str:
         mark = (f'<span class="mark {f["label"]}">{LABEL_MARKS[f["label"]]}</span>'
                 f' <span class="{f["label"]}">best: {html.escape(f["best_description"])}</span>'
                 if f["label"] else "")
+        if f["why"]:
+            mark += f'<span class="why">why: {html.escape(f["why"])}</span>'
+
         words = html.escape(f["description"] or f["move"])
         rows.append(f'<div class="move" data-index="{i}" style="border-left:4px solid '
                     f'{PLAYER_COLOURS[f["player"]]}">{i + 1:,}. P{f["player"]} {words} '
@@ -425,6 +494,7 @@ def review_html(header: dict[str, Any], positions: list[dict[str, Any]],
 <body>
 <h1>{html.escape(title)}</h1>
 <div id="about">{_about(header, len(frames))}. {legend}</div>
+{_biggest(header, positions, summary)}
 <div id="controls"><button id="first" title="first (Home)">|&#9664;</button>
 <button id="prev" title="previous (left arrow)">&#9664;</button>
 <button id="next" title="next (right arrow)">&#9654;</button>

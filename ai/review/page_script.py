@@ -1,7 +1,8 @@
 """The review page's style sheet and script (`ai.review.page` puts them inline). The script
 reads the page's data (`review-data`: the shared board pieces, one frame per decision, the
 seats' names) and shows one decision at a time: the board, the status line (decision, round,
-turn, who moves), the move played against the best move, the cursor on the chart.
+turn, who moves), the move played against the best move (a mistake or blunder with why), the
+cursor on the chart; a row of the biggest mistakes shows its decision.
 """
 from __future__ import annotations
 
@@ -34,6 +35,14 @@ td,th{border:1px solid #ddd;padding:2px 6px;text-align:left}
 #side table{max-width:100%}
 #summary td{overflow-wrap:break-word}
 #details{margin:0 0 8px}
+#details .why{margin:4px 0;color:#444;font-size:13px}
+#moves .why{display:block;color:#555;font-size:11px}
+#biggest-mistakes{margin:4px 0 8px;font-size:12px}
+#biggest-mistakes summary{cursor:pointer;font-weight:bold}
+#biggest-mistakes .scroll{max-height:40vh;overflow-y:auto;max-width:1234px;margin-top:4px}
+#biggest-mistakes tr[data-index]{cursor:pointer}
+#biggest-mistakes tr[data-index]:hover{background:#ffe9a8}
+#biggest-mistakes td.why{color:#555}
 #result{font-weight:bold}
 .inaccuracy{color:#b58900}.mistake{color:#d35400}.blunder{color:#c0392b}
 """
@@ -73,6 +82,7 @@ function details(f){
   if (f.description) h += ': ' + esc(f.description);
   if (f.label) h += '<br><span class="' + f.label + '">' + f.label + ': ' + lost(f)
                  + ' lost against the best move: ' + esc(f.best_description) + '</span>';
+  if (f.why) h += '<div class="why">Why: ' + esc(f.why) + '</div>';
   if (f.hint_drawn) h += '<br>The arrow shows the best move (' + esc(f.best) + ').';
   h += '<table><tr><th></th><th>move</th>' + DATA.head + '</tr>'
      + '<tr><th>played</th>' + cells(f.played) + '</tr><tr><th>best</th>' + cells(f.best_row) + '</tr>';
@@ -96,6 +106,8 @@ function show(i){
 }
 rows.forEach(function(r){ r.addEventListener('click', function(){ show(+r.dataset.index); }); });
 points.forEach(function(p){ p.addEventListener('click', function(){ show(+p.dataset.index); }); });
+document.querySelectorAll('#biggest-mistakes tr[data-index]').forEach(function(r){
+  r.addEventListener('click', function(){ show(+r.dataset.index); }); });
 document.getElementById('first').onclick = function(){ show(0); };
 document.getElementById('prev').onclick = function(){ show(cur - 1); };
 document.getElementById('next').onclick = function(){ show(cur + 1); };

@@ -1,6 +1,7 @@
 """``gallerist analyze``: a whole game reviewed by a bot (`ai.review.analysis`): for every decision
 of the chosen seats, the evaluation before the move, the move played and the best move,
-the loss and its label; written as JSON Lines, summarised per player. Positions run in
+the loss and its label, and why (the move played explained against the best one); written
+as JSON Lines, summarised per player with each one's biggest mistakes. Positions run in
 parallel on worker processes with a progress bar; Ctrl-C keeps what was analyzed (the
 file is written with ``"complete": false``, exit status 130)."""
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gallerist.ai.files import write_atomically
-from gallerist.ai.review.analysis import SOLO_THRESHOLDS, THRESHOLDS
+from gallerist.ai.review.analysis import BIGGEST_MISTAKES, SOLO_THRESHOLDS, THRESHOLDS
 from gallerist.ai.bots.spec import DEFAULT_BOT
 from gallerist.ai.words import counted
 from gallerist.server.commands import CliError
@@ -72,8 +73,8 @@ def add(sub: Any) -> None:
     p.add_argument("--html", default=None, metavar="FILE.html",
                    help="also write the review page of the analysis (`gallerist review`)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    add_notation_option(p, "the mistakes and blunders listed after the table name the move "
-                           "played and the best one by notation")
+    add_notation_option(p, "the mistakes and blunders and the biggest mistakes listed after "
+                           "the table name the move played and the best one by notation")
 
 
 def _seats(text: str | None, players: int) -> list[int]:
@@ -115,19 +116,50 @@ def _table(summary: dict[str, Any], unit: str) -> str:
     return "\n".join(rows)
 
 
-def _worst_moves(positions: list[dict[str, Any]], unit: str, notation: bool) -> list[str]:
-    """The mistakes and blunders in game order, each move played with the best one: in
-    words (the lines' `description`), or by notation."""
-    def name(move: dict[str, Any]) -> str:
-        return move["move"] if notation or not move.get("description") else move["description"]
+def _name(move: dict[str, Any], notation: bool) -> str:
+    """A move of a position line: in words (its `description`), or by notation."""
+    return move["move"] if notation or not move.get("description") else move["description"]
 
+
+def _loss(loss: float, unit: str) -> str:
+    return f"{loss:.2f}" if unit == "win probability" else f"${loss:.1f}"
+
+
+def _worst_moves(positions: list[dict[str, Any]], unit: str, notation: bool) -> list[str]:
+    """The mistakes and blunders in game order, each move played with the best one (in
+    words, the lines' `description`, or by notation) and why the move played is worse
+    (its explanation against the best move, one line)."""
     rows = []
     for p in positions:
         if p["label"] in ("mistake", "blunder"):
-            loss = f"{p['loss']:.2f}" if unit == "win probability" else f"${p['loss']:.1f}"
-            rows += [f"  move {p['ply']}, seat {p['player']}, {p['label']} (loss {loss}): "
-                     f"{name(p['played'])}", f"      best: {name(p['best'])}"]
+            rows += [f"  move {p['ply']}, seat {p['player']}, {p['label']} "
+                     f"(loss {_loss(p['loss'], unit)}): {_name(p['played'], notation)}",
+                     f"      best: {_name(p['best'], notation)}"]
+            why = (p["played"].get("explanation") or {}).get("words")
+            if why:
+                rows.append(f"      why: {why}")
     return ["Mistakes and blunders (the move played, then the best):", *rows] if rows else []
+
+
+def _biggest_mistakes(summary: dict[str, Any], unit: str, notation: bool) -> list[str]:
+    """Per seat, its largest losses (the summary's `biggest_mistakes`, largest first):
+    the move, the move played and the better one, the loss and why."""
+    rows = []
+    for p in summary["players"]:
+        mistakes = p.get("biggest_mistakes") or []
+        if not mistakes:
+            continue
+        rows.append(f"  seat {p['seat']} ({p['name']}):")
+        for m in mistakes:
+            label = f", {m['label']}" if m.get("label") else ""
+            played = m["played_move"] if notation else m["played"]
+            best = m["best_move"] if notation else m["best"]
+            rows += [f"    move {m['ply']} (loss {_loss(m['loss'], unit)}{label}): {played}",
+                     f"        better: {best}"]
+            if m.get("why"):
+                rows.append(f"        why: {m['why']}")
+    return [f"Biggest mistakes (each seat's {BIGGEST_MISTAKES} largest losses, largest first):",
+            *rows] if rows else []
 
 
 def run(args: argparse.Namespace) -> int:
@@ -199,6 +231,8 @@ def run(args: argparse.Namespace) -> int:
           f"{args.bot} ({per} per position); loss in {unit}")
     print(_table(summary, unit))
     for line in _worst_moves(ordered, unit, args.notation):
+        print(line)
+    for line in _biggest_mistakes(summary, unit, args.notation):
         print(line)
     print(f"wrote {out}")
     if args.html and ordered:

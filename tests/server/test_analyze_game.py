@@ -155,6 +155,36 @@ def test_analyze_game_streams_every_decision_of_the_seats(client: HintClient) ->
     assert out[0].budget.iterations == 60
 
 
+def test_analyze_game_explains_moves_and_ends_with_each_seats_biggest_mistakes(
+        client: HintClient) -> None:
+    """Every AnalyzedPosition's played and best MoveHints carry an explanation (the played
+    move against the best, the best against the played); only the last position of the
+    complete stream carries biggest_mistakes: for each analyzed seat, its largest positive
+    losses of the stream, largest first, at most 5, each with the position's played and
+    best moves, loss and label, and why (the played move's explanation in words)."""
+    out = list(client.analyze_game(_analyze(game=_moves(70)), timeout=60))
+    assert out and out[-1].index == out[-1].total - 1 == len(out) - 1
+    for p in out:
+        assert p.played.HasField("explanation") and p.played.explanation.words
+        assert p.best.HasField("explanation") and p.best.explanation.words
+        if p.played.action != p.best.action:
+            assert p.played.explanation.versus.action == p.best.action
+            assert p.best.explanation.versus.action == p.played.action
+            assert p.played.explanation.versus.description == p.best.description
+    assert all(not p.biggest_mistakes for p in out[:-1])
+    last = out[-1]
+    assert [s.seat for s in last.biggest_mistakes] == [0, 1]
+    for seat in last.biggest_mistakes:
+        mine = [p for p in out if p.player == seat.seat and p.loss > 0]
+        ranked = sorted(mine, key=lambda p: (-p.loss, p.ply))[:5]
+        assert ranked, "the game's first 70 moves should have moves that lose something"
+        assert [m.ply for m in seat.mistakes] == [p.ply for p in ranked]
+        for m, p in zip(seat.mistakes, ranked):
+            assert (m.index, m.loss, m.label) == (p.index, p.loss, p.label)
+            assert m.played == p.played and m.best == p.best
+            assert m.why == p.played.explanation.words and m.why
+
+
 def test_analyze_game_from_moves_finds_the_planted_mistake(client: HintClient) -> None:
     """AnalyzeGame on GameMoves (the planted mistake of tests/data: the last move)
     labels the last position a mistake or blunder."""

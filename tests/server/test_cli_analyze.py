@@ -69,7 +69,8 @@ def test_analyze_labels_the_planted_mistake(tmp_path: Path,
     """The move list of tests/data/planted_mistake.json ends with a move the bots agree
     loses the game: at the default budget (200 ms per position) its line is a mistake
     or a blunder; the line names the moves in words too (as the mover saw them), and the
-    summary lists it in words after the table."""
+    summary lists it in words after the table with why (its explanation against the best
+    move)."""
     out = tmp_path / "p.jsonl"
     assert main(["analyze", str(DATA / "planted_mistake.json"), "--seats", "1",
                  "--workers", "2", "--out", str(out), "--no-progress"]) == 0
@@ -82,7 +83,44 @@ def test_analyze_labels_the_planted_mistake(tmp_path: Path,
     assert last["best"]["description"] == words[last["best"]["action"]]
     text = capsys.readouterr().out
     assert (f"seat 1, {last['label']} (loss {last['loss']:.2f}): "
-            f"{last['played']['description']}\n      best: {last['best']['description']}") in text
+            f"{last['played']['description']}\n      best: {last['best']['description']}\n"
+            f"      why: {last['played']['explanation']['words']}\n") in text
+
+
+def test_analyze_prints_each_seats_biggest_mistakes_with_why(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """After the table: every mistake and blunder with a why line (the played move's
+    explanation against the best), then a "Biggest mistakes" section with, per seat, the
+    summary's biggest_mistakes in order: move, loss and label, the move played, the better
+    move and why; --notation names the moves by notation there."""
+    out = tmp_path / "a.jsonl"
+    argv = ["analyze", str(RECORD), "--game", "0", "--bot", "mcts", "--iterations", "60",
+            "--workers", "2", "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    lines = _lines(out)
+    positions, summary = lines[1:-1], lines[-1]
+    text = capsys.readouterr().out
+    for p in positions:
+        if p["label"] in ("mistake", "blunder"):
+            assert (f"{p['best']['description']}\n      why: "
+                    f"{p['played']['explanation']['words']}\n") in text
+    section = text[text.index("Biggest mistakes (each seat's 5 largest losses, largest first):\n"):]
+    at = 0
+    for seat in summary["players"]:
+        assert 1 <= len(seat["biggest_mistakes"]) <= 5
+        losses = [m["loss"] for m in seat["biggest_mistakes"]]
+        assert losses == sorted(losses, reverse=True) and losses[0] > 0
+        at = section.index(f"  seat {seat['seat']} ({seat['name']}):\n", at)
+        for m in seat["biggest_mistakes"]:
+            label = f", {m['label']}" if m["label"] else ""
+            block = (f"    move {m['ply']} (loss {m['loss']:.2f}{label}): {m['played']}\n"
+                     f"        better: {m['best']}\n        why: {m['why']}\n")
+            at = section.index(block, at)
+            assert m["why"]
+    assert main([*argv, "--notation"]) == 0
+    text = capsys.readouterr().out
+    first = summary["players"][0]["biggest_mistakes"][0]
+    assert f"): {first['played_move']}\n        better: {first['best_move']}\n" in text
 
 
 @pytest.mark.parametrize("argv, fragment", [

@@ -11,10 +11,12 @@ import pytest
 from gallerist import ai, engine
 from gallerist.ai.bots.base import Analysis, Budget, MoveInfo
 from gallerist.ai.review.analysis import (
+    BIGGEST_MISTAKES,
     PLAYED_SHARE,
     THRESHOLDS,
     analyze_game,
     analyze_position,
+    biggest_mistakes,
     header_line,
     label_for,
     position_line,
@@ -128,7 +130,8 @@ def test_analysis_lines_follow_the_format() -> None:
     assert sum(line["root"]["win_probabilities"]) == pytest.approx(1.0)
     for key in ("played", "best"):
         assert set(line[key]) == {"action", "move", "description", "win_probability",
-                                  "expected_money"}
+                                  "expected_money", "explanation"}
+    assert all("explanation" not in m for m in line["moves"])
     assert line["played"]["move"] == "action:A" and len(line["moves"]) == 1
     assert line["played"]["description"] == engine.describe_move(state.view(1),
                                                                  game.actions[PLANTED_PLY])
@@ -144,7 +147,7 @@ def test_analysis_lines_follow_the_format() -> None:
     assert summary["players"][0] == {"seat": 0, "name": game.names[0], "decisions": 0,
                                      "average_loss": 0.0,
                                      "counts": {"inaccuracy": 0, "mistake": 0, "blunder": 0},
-                                     "strength": None}
+                                     "strength": None, "biggest_mistakes": []}
 
 
 def test_analyze_game_in_parallel_matches_one_worker() -> None:
@@ -229,3 +232,89 @@ def test_move_info_json_fields() -> None:
         "action": 0, "move": "start:SO", "description": "Start at the Sales Office",
         "win_probability": None, "expected_money": [10.0]}
     assert _move_json(m, {})["description"] == ""
+
+
+def _short_game(moves: int = 40, seed: int = 5) -> object:
+    """The first `moves` moves of a game the greedy bot plays against itself (setup `seed`)."""
+    state = engine.new_game(num_players=2, seed=seed)
+    bot = ai.make_bot("greedy", seed=3)
+    actions = []
+    while len(actions) < moves:
+        a = state.chance_outcomes()[0][0] if state.is_chance() else bot.choose(state)
+        state.apply(a)
+        actions.append(a)
+    return game_from_moves(seed, 2, actions)
+
+
+_REASON = {"kind", "subject", "before", "after", "words"}
+
+
+def _check_explanation(e: dict, other: int | None) -> None:  # type: ignore[type-arg]
+    """An explanation object of the analysis format, against the move `other`."""
+    assert set(e) == {"words", "now", "scoring", "line", "versus"}
+    assert isinstance(e["words"], str) and e["words"]
+    for r in e["now"] + e["scoring"]:
+        assert set(r) == _REASON and r["before"] != r["after"] and r["words"]
+    assert all(r["kind"] == "scoring" for r in e["scoring"])
+    assert all(isinstance(step, str) and step for step in e["line"])
+    if other is None:
+        return
+    v = e["versus"]
+    assert set(v) == {"action", "description", "win_probability", "expected_money",
+                      "differences", "words"}
+    assert v["action"] == other and v["description"] and v["words"] in e["words"]
+    assert all(set(r) == _REASON for r in v["differences"])
+
+
+def test_analyzed_lines_explain_played_and_best_and_the_summary_lists_the_biggest_mistakes() -> None:
+    """`analyze_game` (worker processes) writes each position's played and best moves
+    with their explanations (the played one against the best, the best against the
+    played; the best move played: against the next best), JSON objects that survive a
+    round trip; the summary's biggest_mistakes are each seat's largest positive losses,
+    largest first, at most 5, each with the moves in words, the loss, the label and the
+    played move's explanation in one line."""
+    game = _short_game()
+    lines = sorted(analyze_game(game, "mcts", Budget(iterations=80), workers=2, seed=1),
+                   key=lambda x: x["ply"])
+    assert [x["ply"] for x in lines] == [ply for ply, _ in game.decisions()]
+    assert json.loads(json.dumps(lines)) == lines
+    for x in lines:
+        played, best = x["played"], x["best"]
+        if played["action"] != best["action"]:
+            _check_explanation(played["explanation"], best["action"])
+            _check_explanation(best["explanation"], played["action"])
+        else:
+            _check_explanation(best["explanation"], None)
+            assert played["explanation"] == best["explanation"]
+    summary = summary_line(game, lines, [0, 1], True)
+    for seat, entry in zip((0, 1), summary["players"]):
+        mine = [x for x in lines if x["player"] == seat and x["loss"] > 0]
+        ranked = sorted(mine, key=lambda x: (-x["loss"], x["ply"]))[:BIGGEST_MISTAKES]
+        assert ranked, "the short game should have moves that lose something"
+        assert [m["ply"] for m in entry["biggest_mistakes"]] == [x["ply"] for x in ranked]
+        for m, x in zip(entry["biggest_mistakes"], ranked):
+            assert m == {"ply": x["ply"], "played": x["played"]["description"],
+                         "played_move": x["played"]["move"], "best": x["best"]["description"],
+                         "best_move": x["best"]["move"], "loss": x["loss"], "label": x["label"],
+                         "why": x["played"]["explanation"]["words"]}
+            assert m["why"] and m["played"] and m["best"]
+
+
+def test_biggest_mistakes_rank_by_loss_then_ply_and_skip_moves_that_lost_nothing() -> None:
+    """biggest_mistakes: the seat's moves only, largest loss first, equal losses in game
+    order, at most 5, no move that lost nothing; a line without an explanation gives
+    why "" and a move without words its notation."""
+    def line(ply: int, player: int, loss: float) -> dict:  # type: ignore[type-arg]
+        move = {"action": ply, "move": f"m{ply}", "description": f"move {ply}" if ply % 2 else "",
+                "explanation": {"words": f"why {ply}"} if ply != 3 else None}
+        return {"ply": ply, "player": player, "loss": loss, "label": None,
+                "played": move, "best": {"action": 0, "move": "b", "description": "best"}}
+
+    lines = [line(1, 0, 0.1), line(2, 0, 0.3), line(3, 0, 0.1), line(4, 1, 0.9),
+             line(5, 0, 0.0), line(6, 0, 0.05), line(7, 0, 0.2), line(8, 0, 0.01),
+             line(9, 0, 0.02)]
+    got = biggest_mistakes(lines, 0)
+    assert [m["ply"] for m in got] == [2, 7, 1, 3, 6]
+    assert got[0]["played"] == "m2" and got[1]["played"] == "move 7"
+    assert got[3]["why"] == "" and got[2]["why"] == "why 1"
+    assert biggest_mistakes(lines, 1)[0]["ply"] == 4 and biggest_mistakes(lines, 2) == []

@@ -270,3 +270,29 @@ def test_the_board_s_title_and_status_never_overlap(browser: Any, tmp_path: Path
     assert not _overlap(title, status)
     page.close()
     assert not errors, errors
+
+
+def test_clicking_a_biggest_mistake_shows_its_decision_and_why(browser: Any, tmp_path: Path) -> None:
+    """A row of "Biggest mistakes" shows its decision when clicked; a mistake or blunder's
+    details say why (the played move's explanation, as text: markup in it is escaped),
+    another move's details do not."""
+    analysis = tmp_path / "a.jsonl"
+    positions = write_analysis(analysis, 2, seed=23, max_positions=60)
+    lines = [json.loads(x) for x in analysis.read_text().splitlines()]
+    worst = lines[-1]["players"][0]["biggest_mistakes"][0]
+    index = next(i for i, p in enumerate(positions) if p["ply"] == worst["ply"])
+    assert positions[index]["label"] in ("mistake", "blunder"), "the fixture's worst move"
+    lines[1 + index]["played"]["explanation"]["words"] = "Now: <i>money</i> & more"
+    analysis.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    html = tmp_path / "r.html"
+    write_review_page(analysis, html)
+    page, errors = _open(browser, html)
+    page.click(f"#biggest-mistakes tr[data-index='{index}']")
+    assert _index(page) == index
+    assert "Why: Now: <i>money</i> & more" in page.inner_text("#details")
+    assert page.query_selector("#details i") is None
+    plain = next(i for i, p in enumerate(positions) if not p["label"])
+    page.click(f"#moves .move[data-index='{plain}']")
+    assert "Why:" not in page.inner_text("#details")
+    page.close()
+    assert not errors, errors

@@ -255,3 +255,58 @@ def test_moves_are_listed_in_words_with_their_notation_and_its_legend(tmp_path: 
     legend = re.search(r'<details id="notation-legend">(.*?)</details>', text, re.S).group(1)
     for kind in NOTATION_KINDS:
         assert f"<td>{kind}:</td>" in legend
+
+
+def test_mistakes_are_explained_and_each_seats_biggest_mistakes_listed_escaped(tmp_path: Path) -> None:
+    """Each mistake and blunder shows why (the played move's explanation against the
+    better move): in its move-list row and in its frame (the details); lesser labels do
+    not. Near the top, "Biggest mistakes" lists per seat the summary's biggest_mistakes
+    in order, each row pointing at its decision; all their text is escaped (an
+    explanation holding "<b>&" reads as text). A summary without biggest_mistakes (an
+    older file) gets them from the positions."""
+    analysis = tmp_path / "a.jsonl"
+    write_analysis(analysis, 2, seed=23, max_positions=60)
+    lines = _lines(analysis)
+    positions = [x for x in lines if x["type"] == "position"]
+    bad = next(i for i, p in enumerate(positions) if p["label"] == "blunder")
+    positions[bad]["played"]["explanation"]["words"] = "Now: <b>&\"x\""
+    seat = positions[bad]["player"]
+    summary = lines[-1]
+    from gallerist.ai.review.analysis import biggest_mistakes
+    for p in summary["players"]:
+        p["biggest_mistakes"] = biggest_mistakes(positions, p["seat"])
+    assert any(m["why"] == "Now: <b>&\"x\"" for m in summary["players"][seat]["biggest_mistakes"])
+    analysis.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    page = tmp_path / "r.html"
+    write_review_page(analysis, page)
+    text = page.read_text()
+    markup = re.sub(r'<script id="review-data".*?</script>', "", text, flags=re.S)
+    assert "<b>&" not in markup    # the frames' JSON holds it raw; the script escapes it
+    frames = _page_data(text)["frames"]
+    rows = dict(re.findall(r'<div class="move" data-index="(\d+)"[^>]*>(.*?)</div>', text))
+    for i, (pos, frame) in enumerate(zip(positions, frames)):
+        why = pos["played"]["explanation"]["words"]
+        if pos["label"] in ("mistake", "blunder"):
+            assert frame["why"] == why and why
+            assert f'<span class="why">why: {html_escape(why)}</span>' in rows[str(i)]
+        else:
+            assert frame["why"] == "" and 'class="why"' not in rows[str(i)]
+    top = re.search(r'<details id="biggest-mistakes" open>(.*?)</details>', text, re.S).group(1)
+    assert text.index('id="biggest-mistakes"') < text.index('id="controls"')
+    index = {pos["ply"]: i for i, pos in enumerate(positions)}
+    at = 0
+    for p in summary["players"]:
+        at = top.index(f">Seat {p['seat']} ({html_escape(p['name'])})</th>", at)
+        assert p["biggest_mistakes"]
+        for m in p["biggest_mistakes"]:
+            row = (f'<tr data-index="{index[m["ply"]]}"><td>{index[m["ply"]] + 1}</td>'
+                   f'<td>{html_escape(m["played"])}</td><td>{html_escape(m["best"])}</td>')
+            at = top.index(row, at)
+            assert f'<td class="why">{html_escape(m["why"])}</td>' in top[at:]
+    assert '<td class="why">Now: &lt;b&gt;&amp;&quot;x&quot;</td>' in top
+    for p in summary["players"]:
+        del p["biggest_mistakes"]
+    analysis.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    write_review_page(analysis, page)
+    again = page.read_text()
+    assert re.search(r'<details id="biggest-mistakes" open>(.*?)</details>', again, re.S).group(1) == top
