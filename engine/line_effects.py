@@ -157,6 +157,8 @@ def _words(kind: str, subject: str, before: float, after: float, state: GameStat
     if kind == "sold":
         return f"Sold {subject} works {before:.0f} → {after:.0f}"
     if kind == "contract":
+        if subject == "fulfilled" and d < 0:
+            return f"A new contract covers a fulfilled one (fulfilled {before:.0f} → {after:.0f})"
         return f"Contracts {subject} {before:.0f} → {after:.0f}"
     if kind == "visitors":
         return f"{subject[:1].upper()}{subject[1:]} {before:.0f} → {after:.0f}"

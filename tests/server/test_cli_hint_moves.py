@@ -95,3 +95,18 @@ def test_hint_explains_the_best_moves_on_the_wire_and_in_words(
     text = capsys.readouterr().out
     assert text.count("\nWhy ") == min(3, len(moves))
     assert f"against {moves[1]['description']}: " in text
+
+
+def test_the_worked_example_of_the_hints_doc_holds(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/hints.md's worked example (a sale against signing a contract, 4 players): the
+    explanation's amounts are those the doc quotes."""
+    assert main(["hint", "--moves-file", str(DATA / "explain_example.json"), "--local", "--why",
+                 "--moves", "2", "--iterations", "20000", "--seed", "1"]) == 0
+    text = capsys.readouterr().out
+    doc = (DATA.parents[1] / "docs" / "hints.md").read_text()
+    for line in ("Why 1. Sell a work (Sales Office, second action)",
+                 "  now: Money $12 → $26 (+$14)",
+                 "  now: Contracts fulfilled 1 → 2",
+                 "  Final scoring as it stands, your Art Dealer card: $10 → $15 (+$5)",
+                 "    Contracts fulfilled: 2 against 0 (+2)"):
+        assert line in text and line in doc
