@@ -92,6 +92,14 @@ def line_words(state: engine.GameState, line: Sequence[int], seat: int) -> list[
     return out
 
 
+def _clause(text: str) -> str:
+    """A sentence as a clause inside another: its first letter in lower case, unless it
+    starts a capitalised word ("VIPs", "P2")."""
+    if len(text) > 1 and (text[1].isupper() or text[1].isdigit()):
+        return text
+    return text[:1].lower() + text[1:]
+
+
 def _percent_points(x: float) -> str:
     return f"{x * 100:+.1f} points"
 
@@ -113,7 +121,7 @@ def compare(state: engine.GameState, seat: int, move: MoveInfo, other: MoveInfo)
     parts.append(f"expected money {_money(money)}")
     words = f"Against “{described}”: " + ", ".join(parts)
     if diffs:
-        words += "; " + "; ".join(d.words[:1].lower() + d.words[1:] for d in diffs[:2])
+        words += "; " + "; ".join(_clause(d.words) for d in diffs[:2])
     return Comparison(other.action, described, win, money, diffs, words)
 
 
@@ -129,12 +137,12 @@ def explain_move(state: engine.GameState, seat: int, move: MoveInfo,
     versus = compare(view, seat, move, other) if other is not None else None
     parts = []
     if now:
-        parts.append("Now: " + "; ".join(r.words[:1].lower() + r.words[1:] for r in now[:2]))
+        parts.append("Now: " + "; ".join(_clause(r.words) for r in now[:2]))
     if scoring:
         parts.append("final scoring as it stands: " + "; ".join(
             f"{SCORING_WORDS[r.subject]} {_money(r.change)}" for r in scoring[:2]))
     if versus is not None:
-        parts.append(versus.words[:1].lower() + versus.words[1:])
+        parts.append(_clause(versus.words))
     words = ". ".join(p[:1].upper() + p[1:] for p in parts) if parts else "Changes nothing now"
     return Explanation(move.action, now, scoring, steps, versus, words)
 
