@@ -315,11 +315,9 @@ class GalleristServicer:
                 yield convert.hint_response(report, request.max_moves, request.query_id)
             call.extra = f" reports={reports}"
 
-    @_streaming
-    def AnalyzeGame(self, request: Any, context: RpcContext,
-                    call: _Call) -> Iterator[Any]:
-        """Analyze every decision of a game, one AnalyzedPosition at a time (hints.proto)."""
-        need = self._check_search_request(request, call)
+    def _analysis_plan(self, request: Any) -> tuple[Any, list[tuple[int, int]], str, str, Budget]:
+        """AnalyzeGame's game, its decisions to analyze, the bot spec (and the field that
+        named it) and the budget of each position, checked."""
         if request.WhichOneof("source") == "record":
             game = convert.game_from_record_text(request.record)
         elif request.HasField("game"):
@@ -330,13 +328,20 @@ class GalleristServicer:
         bad = [s for s in seats if s >= game.players]
         if bad or len(set(seats)) != len(seats):
             raise RequestError("seats", f"{seats} must be distinct seats in 0..{game.players - 1}")
-        decisions = game.decisions(seats or None)
         spec, field = convert.bot_spec(request, self.limits.default_bot)
         requested = check_budget(*convert.budget_fields(request), self.limits)
         try:
             budget = self._make_bot(spec, 0).budget_for(requested)
         except RequestError as exc:
             raise RequestError(field, exc.problem) from None
+        return game, game.decisions(seats or None), spec, field, budget
+
+    @_streaming
+    def AnalyzeGame(self, request: Any, context: RpcContext,
+                    call: _Call) -> Iterator[Any]:
+        """Analyze every decision of a game, one AnalyzedPosition at a time (hints.proto)."""
+        need = self._check_search_request(request, call)
+        game, decisions, spec, field, budget = self._analysis_plan(request)
         max_moves = request.max_moves or 5
         stopped = threading.Event()
         current: list[Search] = []

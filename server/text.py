@@ -120,7 +120,8 @@ def format_hint(response: Any, *, title: str = "", limit: int = 10, notation: bo
         lines.append("")
         lines.append("Position: " + format_root(r.root))
         lines += _turn_plan(r, notation, state)
-        lines += format_why(r, limit if why else 1, full=why, notation=notation)
+        if why or not notation:   # the one line is words; --notation alone keeps to notation
+            lines += format_why(r, limit if why else 1, full=why, notation=notation)
     if r.HasField("chosen") and r.moves and r.chosen.action != r.moves[0].action:
         lines.append(f"Plays: {move_name(r.chosen, notation)} (the {r.bot} bot's pick among "
                      "its best moves, not the first)")

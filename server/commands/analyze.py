@@ -162,6 +162,21 @@ def _biggest_mistakes(summary: dict[str, Any], unit: str, notation: bool) -> lis
             *rows] if rows else []
 
 
+def _report(args: argparse.Namespace, game: Any, budget: Any, header: dict[str, Any],
+            ordered: list[dict[str, Any]], summary: dict[str, Any], total: int) -> None:
+    """Print what was analyzed: the table per seat, the worst moves, the biggest mistakes."""
+    unit = header["thresholds"]["unit"]
+    what = f"game {game.game}" if game.game is not None else "the game"
+    per = counted(budget.iterations, "iteration") if budget.iterations else f"{budget.time_ms:g} ms"
+    print(f"{what} of {args.record}: {len(ordered)} of {counted(total, 'decision')} analyzed by "
+          f"{args.bot} ({per} per position); loss in {unit}")
+    print(_table(summary, unit))
+    for line in _worst_moves(ordered, unit, args.notation):
+        print(line)
+    for line in _biggest_mistakes(summary, unit, args.notation):
+        print(line)
+
+
 def run(args: argparse.Namespace) -> int:
     """``gallerist analyze``."""
     from tqdm import tqdm
@@ -224,16 +239,7 @@ def run(args: argparse.Namespace) -> int:
     if failure is not None:
         raise CliError(f"the analysis stopped after {len(ordered)} of {counted(total, 'position')} "
                        f"(written to {out}): {type(failure).__name__}: {failure}", status=1)
-    unit = header["thresholds"]["unit"]
-    what = f"game {game.game}" if game.game is not None else "the game"
-    per = counted(budget.iterations, "iteration") if budget.iterations else f"{budget.time_ms:g} ms"
-    print(f"{what} of {args.record}: {len(ordered)} of {counted(total, 'decision')} analyzed by "
-          f"{args.bot} ({per} per position); loss in {unit}")
-    print(_table(summary, unit))
-    for line in _worst_moves(ordered, unit, args.notation):
-        print(line)
-    for line in _biggest_mistakes(summary, unit, args.notation):
-        print(line)
+    _report(args, game, budget, header, ordered, summary, total)
     print(f"wrote {out}")
     if args.html and ordered:
         from gallerist.ai.review.page import ReviewError, write_review_page

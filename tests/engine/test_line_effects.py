@@ -120,8 +120,8 @@ def test_a_sale_fulfils_its_contract():
 
 
 def test_solo_lacerdas_moves_after_the_turn_are_named():
-    """Solo (rules-notes §10): Lacerda's forced moves follow the player's turn inside the
-    engine, so a line through the end of the turn names them as an event of the line."""
+    """Solo (RN §10, Lacerda acts inside the engine): her forced moves follow the
+    player's turn inside the engine, so a line through the end of the turn names them as an event of the line."""
     s = build(clean_raw(1))
     line = []
     walk = s.clone_position()

@@ -359,7 +359,7 @@ def test_sigterm_lets_an_http_call_finish(demo: engine.GameState) -> None:
             threading.Timer(0.3, proc.send_signal, (signal.SIGTERM,)).start()
             result = client.suggest_moves(hint_request(demo, time_ms=700))
             assert result.final and not result.stopped
-        assert proc.wait(timeout=15) == 0
+        assert proc.wait(timeout=15) == 0, proc.stderr.read() if proc.stderr else ""
     finally:
         if proc.poll() is None:
             proc.kill()
