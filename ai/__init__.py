@@ -10,7 +10,7 @@
 - `review`: game analysis and its review page
 - `interop`: OpenSpiel
 
-`hint_client` is the one client of the hint service. The names below are the bots'.
+The client of the hint service is `gallerist.client`. The names below are the bots'.
 """
 from gallerist.ai.bots.baselines import GreedyBot, RandomBot
 from gallerist.ai.bots.base import Analysis, BaseBot, Bot, Budget, MoveInfo

@@ -20,7 +20,7 @@ import sys
 from typing import Any
 
 from figures import write_json
-from gallerist.server.load.driver import DEFAULT_OUT, run
+from gallerist.cli.load.driver import DEFAULT_OUT, run
 
 #: (budget mix, workers per server, replicas, SuggestMoves users, game players)
 MATRIX: list[tuple[str, int, int, int, int]] = [

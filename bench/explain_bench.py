@@ -26,7 +26,7 @@ from gallerist.ai.explain import MAX_EXPLAINED, explain_analysis
 from gallerist.ai.review.games import read_game
 from gallerist.server.convert import hint_response
 from gallerist.server.search import Report
-from gallerist.server.text import format_hint
+from gallerist.cli.text import format_hint
 
 LADDER = ("bench/data/ladder/ladder-solo-games.jsonl", "bench/data/ladder/ladder-games.jsonl",
           "bench/data/ladder/ladder-3p-games.jsonl", "bench/data/ladder/ladder-4p-games.jsonl")

@@ -98,7 +98,7 @@ def throughput(address: str, seconds: float, threads: int = 8) -> dict[str, floa
 
 
 def balanced(url: str, seconds: float) -> dict[str, float]:
-    proc = subprocess.Popen([sys.executable, "-m", "gallerist.server", "serve", "--port", "0",
+    proc = subprocess.Popen([sys.executable, "-m", "gallerist.cli", "serve", "--port", "0",
                              "--replicas", "2", "--balancer", "nginx", "--workers", "1",
                              "--games-db", url, "--games-per-client", "1000000"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

@@ -41,7 +41,7 @@ from typing import Any, Callable
 from gallerist.ai.arena.tournament import read_records, resume_tournament, run_tournament
 from gallerist.ai.arena.ratings import ratings
 from gallerist.ai.selfplay.run import run_selfplay
-from gallerist.server.commands.options import key_value
+from gallerist.cli.commands.options import key_value
 
 Trainer = Callable[..., dict]
 ModelSpec = Callable[[str, int], str]

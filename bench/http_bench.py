@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from google.protobuf import json_format
 
-from gallerist.ai.hint_client import HintClient, hint_request
+from gallerist.client import HintClient, hint_request
 from gallerist.server.app import create_server
 from gallerist.server.demo_state import demo_state
 from gallerist.v1 import hints_pb2

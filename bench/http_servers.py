@@ -184,7 +184,7 @@ def _grpc_same_port(port: int) -> bool:
 
 
 def _suggest_p50(port: int, calls: int) -> float:
-    from gallerist.ai.hint_client import hint_request
+    from gallerist.client import hint_request
     from gallerist.server.demo_state import demo_state
 
     body = hint_request(demo_state(seed=1), bot="mcts", iterations=1, seed=1).SerializeToString()
@@ -205,7 +205,7 @@ def _suggest_p50(port: int, calls: int) -> float:
 
 def _grpc_suggest_p50(calls: int) -> float:
     """The same SuggestMoves over gRPC, in-process server (the reference row)."""
-    from gallerist.ai.hint_client import HintClient, hint_request
+    from gallerist.client import HintClient, hint_request
     from gallerist.server.app import create_server
     from gallerist.server.demo_state import demo_state
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from gallerist.server.load.driver import main
+from gallerist.cli.load.driver import main
 
 if __name__ == "__main__":
     sys.exit(main())

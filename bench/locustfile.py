@@ -68,8 +68,8 @@ grpc_gevent.init_gevent()
 from google.protobuf import json_format  # noqa: E402
 
 from gallerist.v1 import hints_pb2, hints_pb2_grpc, state_pb2  # noqa: E402
-from gallerist.server.load.corpus import DEFAULT_CORPUS, load_corpus  # noqa: E402
-from gallerist.server.load.mix import DEFAULT_BUDGETS, BudgetMix  # noqa: E402
+from gallerist.cli.load.corpus import DEFAULT_CORPUS, load_corpus  # noqa: E402
+from gallerist.cli.load.mix import DEFAULT_BUDGETS, BudgetMix  # noqa: E402
 
 log = logging.getLogger("gallerist.locust")
 

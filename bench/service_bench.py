@@ -6,7 +6,7 @@ Usage:
     python bench/service_bench.py --in-process   # server in this process (shares the GIL)
     python bench/service_bench.py --json out.json
 
-The server runs in a child process (`python -m gallerist.server serve --port 0`) unless
+The server runs in a child process (`python -m gallerist.cli serve --port 0`) unless
 --in-process, and is called over localhost. Prints four tables:
 
 1. conversions, timed in this process (the code the server runs): a typical mid-game
@@ -41,7 +41,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gallerist import engine
-from gallerist.ai.hint_client import HintClient, hint_request
+from gallerist.client import HintClient, hint_request
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from figures import write_json
 from positions import mid_game_states
@@ -51,7 +51,7 @@ from gallerist.server.demo_state import demo_state
 from gallerist.server.hint_requests import hint_search
 from gallerist.server.limits import Limits
 from gallerist.server.state_cache import StateCache
-from gallerist.server.text import Progress
+from gallerist.cli.text import Progress
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -87,11 +87,11 @@ def time_us(fn: Callable[[], Any], n: int) -> float:
 
 
 class ChildServer:
-    """`python -m gallerist.server serve --port 0` in a child process."""
+    """`python -m gallerist.cli serve --port 0` in a child process."""
 
     def __init__(self, workers: int) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "gallerist.server", "serve", "--port", "0", "--workers", str(workers),
+            [sys.executable, "-m", "gallerist.cli", "serve", "--port", "0", "--workers", str(workers),
              "--log-level", "WARNING"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()

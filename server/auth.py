@@ -14,7 +14,7 @@ from typing import Any
 
 import grpc
 
-from gallerist.ai.hint_client import bearer_metadata
+from gallerist.client import bearer_metadata
 
 __all__ = ["TokenInterceptor", "bearer_metadata", "deny", "token_matches"]
 

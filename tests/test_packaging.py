@@ -31,8 +31,8 @@ def test_one_import_root_and_no_generic_names(tmp_path):
 
 
 def test_console_script_module_is_under_the_root():
-    """`python -m gallerist.server` is the command line (the `gallerist` script's module)."""
-    out = subprocess.run([sys.executable, "-m", "gallerist.server", "--help"], capture_output=True,
+    """`python -m gallerist.cli` is the command line (the `gallerist` script's module)."""
+    out = subprocess.run([sys.executable, "-m", "gallerist.cli", "--help"], capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert "usage: gallerist" in out.stdout

@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-GALLERIST = [sys.executable, "-m", "gallerist.server"]
+GALLERIST = [sys.executable, "-m", "gallerist.cli"]
 #: Seconds one command may take; the whole quick start takes about half a minute.
 TIMEOUT = 120
 

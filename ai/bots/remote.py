@@ -1,7 +1,7 @@
 """A bot that asks a running hint service for every move:
 "remote:HOST:PORT,bot=mcts,iterations=500" (options other than timeout and token are
 passed on as the remote bot's spec, validated by the server). It talks to the service
-through the one client, `ai.hint_client.HintClient`.
+through the one client, `gallerist.client.HintClient`.
 
 A service that cannot be reached or fails a call is a `RemoteError`: one line naming
 the address and the cause, and picklable, so that it crosses process boundaries (the
@@ -75,7 +75,7 @@ class RemoteBot(BaseBot):
 
     def __init__(self, *, seed: int = 0, address: str, bot_spec: str = "mcts",
                  timeout: float = 60.0, token: str = "") -> None:
-        from gallerist.ai.hint_client import HintClient
+        from gallerist.client import HintClient
 
         self.seed = seed
         self.address = address
@@ -88,7 +88,7 @@ class RemoteBot(BaseBot):
                 *, moves: Sequence[int] | None = None) -> Analysis:
         """The service's SuggestMoves; `moves` (the Bot protocol's restriction) goes as
         allow_moves, so the remote search restricts its root."""
-        from gallerist.ai.hint_client import hint_request
+        from gallerist.client import hint_request
 
         player = decision_player(state)
         b = Budget.of(budget)

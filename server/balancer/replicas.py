@@ -64,7 +64,7 @@ class Replica:
             RuntimeError: it exited or did not listen within `timeout` seconds.
         """
         self._listening.clear()
-        cmd = [sys.executable, "-m", "gallerist.server", "serve", "--host", "127.0.0.1",
+        cmd = [sys.executable, "-m", "gallerist.cli", "serve", "--host", "127.0.0.1",
                "--port", str(self.port), *self.serve_args]
         if self.http:
             cmd += ["--http", str(self.http_port)]

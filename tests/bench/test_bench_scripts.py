@@ -108,7 +108,7 @@ def _run(script: str, args: list[str], tmp: Path, selfplay: Path | None = None) 
 def selfplay_dir(tmp_path_factory) -> Path:
     """A small self-play directory (8 two-player games with playout labels)."""
     out = tmp_path_factory.mktemp("selfplay") / "records"
-    done = subprocess.run([sys.executable, "-m", "gallerist.server", "selfplay", "mcts:iterations=10",
+    done = subprocess.run([sys.executable, "-m", "gallerist.cli", "selfplay", "mcts:iterations=10",
                            "--games", "8", "--out", str(out), "--playouts", "4", "--no-progress",
                            "--workers", "2"], capture_output=True, text=True, timeout=TIMEOUT_S)
     assert done.returncode == 0, done.stderr

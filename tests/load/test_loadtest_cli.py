@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from gallerist.server.load import driver
-from gallerist.server.load.driver import run_status
+from gallerist.cli.load import driver
+from gallerist.cli.load.driver import run_status
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,7 +57,7 @@ def _parse(add: Any, argv: list[str]) -> argparse.Namespace:
 def test_defaults_of_the_two_entry_points() -> None:
     """`gallerist loadtest` writes into ./loadtest-results and fails on a missed target;
     `bench/loadtest.py` writes into bench/results and reports it."""
-    from gallerist.server.commands import loadtest
+    from gallerist.cli.commands import loadtest
 
     sub = argparse.ArgumentParser().add_subparsers()
     loadtest.add(sub)
@@ -73,7 +73,7 @@ def test_reports_go_where_it_runs_with_progress(tmp_path: Path) -> None:
     """Run from another folder, the reports are in ./loadtest-results there (they went
     under the source tree), and a progress bar was shown on stderr while locust ran."""
     proc = subprocess.run(
-        [sys.executable, "-m", "gallerist.server", "loadtest", "--duration", "5",
+        [sys.executable, "-m", "gallerist.cli", "loadtest", "--duration", "5",
          "--workers", "1", "--users", "1", "--players", "0", "--spawn-rate", "50",
          "--budgets", "iterations=20"],
         cwd=tmp_path, capture_output=True, text=True, timeout=120)

@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from gallerist.server.load import driver
-from gallerist.server.load.corpus import DEFAULT_CORPUS, load_corpus
-from gallerist.server.load.locust_csv import read_stats_csv
-from gallerist.server.load.mix import BudgetMix
-from gallerist.server.load.report import memory_verdict
-from gallerist.server.load.servers import round_robin_target
+from gallerist.cli.load import driver
+from gallerist.cli.load.corpus import DEFAULT_CORPUS, load_corpus
+from gallerist.cli.load.locust_csv import read_stats_csv
+from gallerist.cli.load.mix import BudgetMix
+from gallerist.cli.load.report import memory_verdict
+from gallerist.cli.load.servers import round_robin_target
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"

@@ -7,7 +7,8 @@ import pytest
 from server_testlib import running_server
 
 from gallerist import engine
-from gallerist.server import GalleristServer, HintClient
+from gallerist.client import HintClient
+from gallerist.server import GalleristServer
 from gallerist.server.demo_state import demo_state
 
 

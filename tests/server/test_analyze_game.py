@@ -14,7 +14,8 @@ import pytest
 from gallerist import engine
 from gallerist.ai.review.games import read_game
 from gallerist.engine.actions import action_to_string
-from gallerist.server import GalleristServer, HintClient, hint_request
+from gallerist.client import HintClient, hint_request
+from gallerist.server import GalleristServer
 from gallerist.v1 import hints_pb2
 from server_testlib import expect_status, wait_until
 

@@ -13,7 +13,7 @@ import pytest
 
 from gallerist.server.balancer import nginx
 from gallerist.server.balancer.nginx import nginx_config, standalone_config
-from gallerist.server.cli import main
+from gallerist.cli.main import main
 
 REPLICAS = ["127.0.0.1:7001", "127.0.0.1:7002"]
 

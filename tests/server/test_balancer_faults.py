@@ -24,7 +24,7 @@ import pytest
 from test_balancer import require_nginx
 
 from gallerist import engine
-from gallerist.ai.hint_client import HintClient, hint_request
+from gallerist.client import HintClient, hint_request
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -68,7 +68,7 @@ def group(tmp_path: Path) -> Iterator[Group]:
     out = tmp_path / "group.log"
     with open(out, "wb") as fh:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "gallerist.server", "serve", "--balancer", "nginx",
+            [sys.executable, "-m", "gallerist.cli", "serve", "--balancer", "nginx",
              "--replicas", "2", "--workers", "2", "--host", "127.0.0.1", "--port", str(port),
              "--drain", "3", "--grace", "5"],
             cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gallerist.ai.calibration.maps import ENV_VAR
-from gallerist.server.cli import main
+from gallerist.cli.main import main
 
 
 @pytest.mark.parametrize("content", [None, "{not json", '{"format": "gallerist-calibration/1"}'])

@@ -10,7 +10,7 @@ import pytest
 
 from gallerist import engine
 from gallerist.server import GalleristServer
-from gallerist.server.cli import build_parser, main
+from gallerist.cli.main import build_parser, main
 from gallerist.server.demo_state import demo_state
 
 

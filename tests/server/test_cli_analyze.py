@@ -16,7 +16,7 @@ import pytest
 
 from gallerist import engine
 from gallerist.ai.review.games import read_game
-from gallerist.server.cli import main
+from gallerist.cli.main import main
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 RECORD = DATA / "analyze_game.jsonl"
@@ -144,7 +144,7 @@ def test_ctrl_c_keeps_what_was_analyzed(tmp_path: Path) -> None:
     and the exit status is 130."""
     out = tmp_path / "c.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gallerist.server.cli", "analyze", str(RECORD), "--time-ms",
+        [sys.executable, "-m", "gallerist.cli", "analyze", str(RECORD), "--time-ms",
          "300", "--workers", "2", "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     err: list[str] = []

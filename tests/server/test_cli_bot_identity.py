@@ -11,7 +11,7 @@ import pytest
 from gallerist.ai.learn.model_file import auto_value_files, model_label
 from gallerist.ai.bots.spec import parse_spec
 from gallerist.server import GalleristServer
-from gallerist.server.cli import main
+from gallerist.cli.main import main
 
 RECORD = Path(__file__).resolve().parents[1] / "data" / "analyze_game.jsonl"
 #: The model the default bot reads at 2 players: the value network, its prior there too.

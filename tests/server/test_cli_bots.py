@@ -6,7 +6,7 @@ import pytest
 from gallerist.ai.bots.docs import markdown
 from gallerist.ai.bots.options import option_text
 from gallerist.ai.bots.spec import BOTS
-from gallerist.server.cli import main
+from gallerist.cli.main import main
 
 
 def test_bots_lists_every_option_of_every_bot(capsys: pytest.CaptureFixture[str]) -> None:

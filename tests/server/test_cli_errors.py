@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gallerist.server.cli import build_parser, main
+from gallerist.cli.main import build_parser, main
 
 
 def usage_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
@@ -140,8 +140,8 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_version_as_a_module() -> None:
-    """`python -m gallerist.server --version` too, with no traceback."""
-    done = subprocess.run([sys.executable, "-m", "gallerist.server", "--version"],
+    """`python -m gallerist.cli --version` too, with no traceback."""
+    done = subprocess.run([sys.executable, "-m", "gallerist.cli", "--version"],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"gallerist {importlib.metadata.version('gallerist-ai')}"
@@ -232,9 +232,9 @@ BAD_INPUT = [
 
 def run_cli(argv: list[str], *, ctrl_c_after: str | None = None,
             timeout: float = 60) -> tuple[int, str, str]:
-    """Run ``python -m gallerist.server ARGV``; with `ctrl_c_after`, press Ctrl-C (SIGINT)
+    """Run ``python -m gallerist.cli ARGV``; with `ctrl_c_after`, press Ctrl-C (SIGINT)
     one second after that text appears on stderr. (status, stdout, stderr)."""
-    proc = subprocess.Popen([sys.executable, "-m", "gallerist.server", *argv],
+    proc = subprocess.Popen([sys.executable, "-m", "gallerist.cli", *argv],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     err_lines: list[str] = []
 
@@ -302,7 +302,7 @@ def test_deep_search_is_announced_and_stops_on_ctrl_c(argv: list[str], fragment:
 def test_option_errors_are_one_line_naming_the_option(argv: list[str], line: str) -> None:
     """An option the parser refuses: one line naming the option and the problem, and where
     to read more (no usage block before it), exit 2."""
-    done = subprocess.run([sys.executable, "-m", "gallerist.server", *argv],
+    done = subprocess.run([sys.executable, "-m", "gallerist.cli", *argv],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()

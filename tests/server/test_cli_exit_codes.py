@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _run(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gallerist.server", *argv], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "gallerist.cli", *argv], capture_output=True,
                           text=True, timeout=120)
 
 
@@ -117,7 +117,7 @@ def _stop_midway(argv: list[str], cwd: Path, started: Callable[[], bool],
     """Run `gallerist argv` in a session of its own (the signal reaches it alone) as a
     background job, send `sig` once `started()`; the finished process and the seconds it
     took to end after the signal."""
-    proc = subprocess.Popen([*AS_A_BACKGROUND_JOB, sys.executable, "-m", "gallerist.server",
+    proc = subprocess.Popen([*AS_A_BACKGROUND_JOB, sys.executable, "-m", "gallerist.cli",
                              *argv], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)
     try:
@@ -172,7 +172,7 @@ def test_a_server_stopped_by_a_signal_exits_0(sig, tmp_path) -> None:
         return log.exists() and "listening on" in log.read_text()
     proc_argv = ["serve", "--port", "0", "--workers", "1"]
     with open(log, "w") as out:
-        proc = subprocess.Popen([*AS_A_BACKGROUND_JOB, sys.executable, "-m", "gallerist.server",
+        proc = subprocess.Popen([*AS_A_BACKGROUND_JOB, sys.executable, "-m", "gallerist.cli",
                                  *proc_argv], cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT,
                                 text=True, start_new_session=True)
         try:
@@ -226,7 +226,7 @@ def test_sigint_stops_a_ladder_keeping_its_games_and_it_continues(tmp_path) -> N
     kept = _lines(records)
     assert 2 <= kept < 20000
     assert "random fixed at 0 Elo" in done.stdout
-    again = subprocess.run([sys.executable, "-m", "gallerist.server", "ladder", "--rungs",
+    again = subprocess.run([sys.executable, "-m", "gallerist.cli", "ladder", "--rungs",
                             "random,greedy", "--games-per-pair", "2", "--no-progress"],
                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr

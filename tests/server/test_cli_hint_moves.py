@@ -9,7 +9,7 @@ import pytest
 
 from gallerist.ai.review.games import read_game
 from gallerist.server import GalleristServer
-from gallerist.server.cli import main
+from gallerist.cli.main import main
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

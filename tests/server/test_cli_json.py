@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gallerist.server.cli import main
+from gallerist.cli.main import main
 
 
 def test_hint_json_keeps_seat_0_and_action_0(tmp_path: Path,

@@ -1,5 +1,5 @@
 """Every number of the `gallerist` commands is checked by argparse before any work, by the
-shared validators of `server.commands.options`: a seed is 0..2^63-1, a worker count
+shared validators of `cli.commands.options`: a seed is 0..2^63-1, a worker count
 1..MAX_WORKERS, a game count 1..MAX_GAMES (the schedule is made up front), a listed-move
 count 1 or more. A bad one is a usage error naming the option (exit 2), and nothing runs."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from gallerist.ai.arena.tournament import schedule
-from gallerist.server.cli import main
-from gallerist.server.commands.options import MAX_GAMES, MAX_SEED, MAX_WORKERS
+from gallerist.cli.main import main
+from gallerist.cli.commands.options import MAX_GAMES, MAX_SEED, MAX_WORKERS
 
 BAD_NUMBERS = [
     # (argv, option, value): each must be refused naming the option
@@ -72,7 +72,7 @@ def test_games_bound_names_the_limit(capsys: pytest.CaptureFixture[str]) -> None
 
 def test_largest_values_are_accepted() -> None:
     """The bounds themselves are valid values."""
-    from gallerist.server.cli import build_parser
+    from gallerist.cli.main import build_parser
 
     parser = build_parser()
     args = parser.parse_args(["arena", "greedy", "--seed", str(MAX_SEED),

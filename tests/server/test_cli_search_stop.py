@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from gallerist.server import GalleristServer
-from gallerist.server.cli import main
-from gallerist.server.commands import options, play
-from gallerist.server.commands.interrupt import StopOnCtrlC
+from gallerist.cli.main import main
+from gallerist.cli.commands import options, play
+from gallerist.cli.commands.interrupt import StopOnCtrlC
 
 
 def _search_handler_installed() -> bool:

@@ -7,8 +7,8 @@ import functools
 import pytest
 
 from gallerist.engine.actions import decision_kind
-from gallerist.server.cli import main
-from gallerist.server.commands import hint
+from gallerist.cli.main import main
+from gallerist.cli.commands import hint
 from gallerist.server.demo_state import DemoPositionError, demo_state
 
 

@@ -7,7 +7,8 @@ import pytest
 
 from gallerist import engine
 from gallerist.v1 import hints_pb2
-from gallerist.server import HintClient, Limits, hint_request
+from gallerist.client import HintClient, hint_request
+from gallerist.server import Limits
 from server_testlib import chance_state, expect_status, running_server, terminal_state
 
 BAD = grpc.StatusCode.INVALID_ARGUMENT

@@ -16,7 +16,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gallerist import engine
 from gallerist.v1 import state_pb2
-from gallerist.server import HintClient, hint_request
+from gallerist.client import HintClient, hint_request
 from server_testlib import chance_state, decision_states, terminal_state
 
 REQUESTS = 3000

@@ -29,7 +29,7 @@ LEVEL1 = [play_pb2.Opponent(bot_spec="level:1")]
 @contextmanager
 def _serve(db: Path, *options: str) -> Iterator[tuple[subprocess.Popen[str], Any]]:
     """`gallerist serve` on `db` in a child process; (the process, a GalleristPlay stub)."""
-    proc = subprocess.Popen([sys.executable, "-m", "gallerist.server", "serve", "--port", "0",
+    proc = subprocess.Popen([sys.executable, "-m", "gallerist.cli", "serve", "--port", "0",
                              "--workers", "1", "--games-db", str(db), *options],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
@@ -181,7 +181,7 @@ def test_another_schema_version_is_refused_naming_both(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match=rf"schema version {SCHEMA_VERSION + 1}; this "
                                          rf"gallerist reads version {SCHEMA_VERSION}.*newer"):
         GameStore(db)
-    done = subprocess.run([sys.executable, "-m", "gallerist.server", "serve", "--port", "0",
+    done = subprocess.run([sys.executable, "-m", "gallerist.cli", "serve", "--port", "0",
                            "--games-db", str(db)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "newer gallerist" in done.stderr
 
@@ -190,7 +190,7 @@ def test_a_corrupt_file_is_refused_at_start(tmp_path: Path) -> None:
     """A file that is not a database: one line naming the file, exit 1, no traceback."""
     db = tmp_path / "g.sqlite3"
     db.write_bytes(b"not a database at all" * 100)
-    done = subprocess.run([sys.executable, "-m", "gallerist.server", "serve", "--port", "0",
+    done = subprocess.run([sys.executable, "-m", "gallerist.cli", "serve", "--port", "0",
                            "--games-db", str(db)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert str(db) in done.stderr and "not a database" in done.stderr
@@ -242,7 +242,7 @@ def test_a_read_only_database_is_refused_at_start(tmp_path: Path) -> None:
     try:
         with pytest.raises(StoreError, match="readonly|read-only|read only"):
             GameStore(db)
-        run = subprocess.run([sys.executable, "-m", "gallerist.server", "serve", "--port", "0",
+        run = subprocess.run([sys.executable, "-m", "gallerist.cli", "serve", "--port", "0",
                               "--games-db", str(db)], capture_output=True, text=True, timeout=60)
         assert run.returncode == 1 and str(db) in run.stderr and "Traceback" not in run.stderr
     finally:

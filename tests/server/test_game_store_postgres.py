@@ -52,7 +52,7 @@ def test_the_version_check_holds_on_postgres(cluster: Cluster) -> None:
 def _balanced(url: str) -> Iterator[tuple[subprocess.Popen[str], int, int, list[str]]]:
     """`serve --replicas 2 --balancer nginx --http 0` on `url`: (process, gRPC port, HTTP
     port, its output lines so far)."""
-    proc = subprocess.Popen([sys.executable, "-m", "gallerist.server", "serve", "--port", "0",
+    proc = subprocess.Popen([sys.executable, "-m", "gallerist.cli", "serve", "--port", "0",
                              "--http", "0", "--replicas", "2", "--balancer", "nginx",
                              "--workers", "1", "--games-db", url],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -153,7 +153,7 @@ def test_a_database_that_is_down_at_start_is_named(cluster: Cluster) -> None:
     with pytest.raises(StoreError, match="games database postgresql"):
         GameStore(url)
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "gallerist.server", "serve", "--port", "0",
+    done = subprocess.run([sys.executable, "-m", "gallerist.cli", "serve", "--port", "0",
                            "--games-db", url], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "--games-db" in done.stderr and "Traceback" not in done.stderr
     assert time.monotonic() - start < 30

@@ -27,7 +27,8 @@ from google.protobuf.json_format import MessageToDict
 from server_testlib import running_server, wait_until
 
 from gallerist import engine
-from gallerist.server import GalleristServer, HintClient, hint_request
+from gallerist.client import HintClient, hint_request
+from gallerist.server import GalleristServer
 from gallerist.v1 import hints_pb2
 from gallerist.v1.hints_connect import GalleristAIClientSync
 
@@ -315,7 +316,7 @@ def test_a_taken_extra_port_is_refused(flag: str, keyword: str, name: str) -> No
         port = other.getsockname()[1]
         with pytest.raises(PortInUseError, match=f"{name} {port} is in use on 127.0.0.1"):
             create_server("localhost:0", workers=1, **{keyword: port})
-        done = subprocess.run([sys.executable, "-m", "gallerist.server", "serve", "--port", "0",
+        done = subprocess.run([sys.executable, "-m", "gallerist.cli", "serve", "--port", "0",
                                flag, str(port), "--workers", "1"], cwd=ROOT,
                               capture_output=True, text=True, timeout=60)
     assert done.returncode == 1, done.stdout + done.stderr
@@ -347,7 +348,7 @@ def test_sigterm_lets_an_http_call_finish(demo: engine.GameState) -> None:
     """`gallerist serve --http` on SIGTERM: the HTTP call in flight gets its answer
     before the process exits 0."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gallerist.server", "serve", "--port", "0", "--http", "0",
+        [sys.executable, "-m", "gallerist.cli", "serve", "--port", "0", "--http", "0",
          "--workers", "1", "--grace", "5"], cwd=ROOT, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
     try:

@@ -28,8 +28,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from server_testlib import running_server, wait_until
 
 from gallerist import engine
-from gallerist.server import HintClient, hint_request
-from gallerist.server.commands.http_options import cors_origin
+from gallerist.client import HintClient, hint_request
+from gallerist.cli.commands.http_options import cors_origin
 from gallerist.server.http_server import HttpLimits
 
 NEW_GAME = "/gallerist.v1.GalleristAI/NewGame"
@@ -247,7 +247,7 @@ def _serve_with_nofile(limit: int, *options: str) -> Iterator[tuple[int, int, in
     # util-linux's prlimit, not preexec_fn: Python code run between fork and exec in a
     # process with gRPC's threads (this one has them) can break the child
     proc = subprocess.Popen(["prlimit", f"--nofile={limit}:{limit}", sys.executable, "-m",
-                             "gallerist.server", "serve", "--port", "0", "--http", "0",
+                             "gallerist.cli", "serve", "--port", "0", "--http", "0",
                              "--workers", "1", *options],
                             stdout=subprocess.PIPE, stderr=errors, text=True)
     try:

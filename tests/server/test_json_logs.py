@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 
-from gallerist.ai.hint_client import HintClient, hint_request
+from gallerist.client import HintClient, hint_request
 from gallerist.server.logs import JsonFormatter
 
 
@@ -23,7 +23,7 @@ def _free_port() -> int:
 
 def test_a_served_call_logs_one_json_object_with_its_fields() -> None:
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "gallerist.server", "serve", "--port",
+    proc = subprocess.Popen([sys.executable, "-m", "gallerist.cli", "serve", "--port",
                              str(port), "--workers", "1", "--log-format", "json"],
                             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     try:

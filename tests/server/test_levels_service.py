@@ -6,8 +6,8 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from gallerist.ai.hint_client import hint_request
-from gallerist.server import HintClient
+from gallerist.client import hint_request
+from gallerist.client import HintClient
 from gallerist.v1 import hints_pb2
 
 
@@ -104,7 +104,7 @@ def test_analyze_prints_each_seat_s_strength(tmp_path) -> None:
 
     record = Path(__file__).resolve().parents[1] / "data" / "analyze_game.jsonl"
     out = tmp_path / "a.jsonl"
-    done = subprocess.run([sys.executable, "-m", "gallerist.server", "analyze", str(record),
+    done = subprocess.run([sys.executable, "-m", "gallerist.cli", "analyze", str(record),
                            "--iterations", "20", "--workers", "2", "--out", str(out),
                            "--no-progress"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

@@ -20,7 +20,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 from google.protobuf.descriptor_pool import DescriptorPool
 
 from gallerist import engine
-from gallerist.server import HintClient, hint_request
+from gallerist.client import HintClient, hint_request
 from gallerist.server.servicer import SERVICE_NAME
 from server_testlib import expect_status, running_server, wait_until
 
@@ -183,7 +183,7 @@ def test_sigterm_shuts_down_gracefully(demo: engine.GameState) -> None:
     """`gallerist serve` on SIGTERM: the call in flight finishes OK, the process exits 0
     and its log has the signal and the call's line (method, budget, elapsed, status)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gallerist.server", "serve", "--port", "0", "--workers", "1",
+        [sys.executable, "-m", "gallerist.cli", "serve", "--port", "0", "--workers", "1",
          "--grace", "5"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
     try:
@@ -221,7 +221,7 @@ def test_a_port_taken_on_one_address_of_localhost_is_refused() -> None:
         port = other.getsockname()[1]
         with pytest.raises(PortInUseError, match=f"port {port} is in use on 127.0.0.1"):
             create_server(f"localhost:{port}", workers=1)
-        done = subprocess.run([sys.executable, "-m", "gallerist.server", "serve", "--port",
+        done = subprocess.run([sys.executable, "-m", "gallerist.cli", "serve", "--port",
                                str(port), "--workers", "1"], cwd=ROOT, capture_output=True,
                               text=True, timeout=60)
     assert done.returncode == 1, done.stdout + done.stderr

@@ -13,8 +13,8 @@ import pytest
 from server_testlib import running_server
 
 from gallerist import engine
-from gallerist.server import HintClient, hint_request
-from gallerist.server.load.server_view import (format_server_view, histogram_quantile,
+from gallerist.client import HintClient, hint_request
+from gallerist.cli.load.server_view import (format_server_view, histogram_quantile,
                                                scrape, server_view)
 from gallerist.v1 import hints_pb2
 

@@ -16,7 +16,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from server_testlib import expect_status, running_server
 
 from gallerist import engine
-from gallerist.server import GalleristServer, HintClient, hint_request
+from gallerist.client import HintClient, hint_request
+from gallerist.server import GalleristServer
 from gallerist.v1 import hints_pb2
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,7 +139,7 @@ def test_no_metrics_port_without_the_flag() -> None:
 
 def test_serve_help_names_the_metrics_port() -> None:
     """`serve --help` documents --metrics-port."""
-    done = subprocess.run([sys.executable, "-m", "gallerist.server", "serve", "--help"],
+    done = subprocess.run([sys.executable, "-m", "gallerist.cli", "serve", "--help"],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "--metrics-port PORT" in done.stdout
     assert "/metrics" in done.stdout

@@ -58,7 +58,7 @@ def test_node_client_plays_a_whole_game(service: GalleristServer, tmp_path: Path
     ApplyAction to the end of the game with SuggestMoves on the way; the final state it
     writes reads back as a finished game."""
     start, final = tmp_path / "game.json", tmp_path / "final.json"
-    new = subprocess.run([sys.executable, "-m", "gallerist.server", "new", "--players", "2",
+    new = subprocess.run([sys.executable, "-m", "gallerist.cli", "new", "--players", "2",
                           "--seed", "5", "-o", str(start)], capture_output=True, text=True,
                          timeout=60)
     assert new.returncode == 0, new.stderr
@@ -98,7 +98,7 @@ def test_node_client_without_seed_plays_and_a_wrong_seed_is_one_line(
     NewGame comparison needs the seed); with another seed: one line naming --seed and the
     first field that differs, exit status 2."""
     start = tmp_path / "game.json"
-    new = subprocess.run([sys.executable, "-m", "gallerist.server", "new", "--players", "2",
+    new = subprocess.run([sys.executable, "-m", "gallerist.cli", "new", "--players", "2",
                           "--seed", "7", "-o", str(start)], capture_output=True, text=True,
                          timeout=60)
     assert new.returncode == 0, new.stderr
@@ -119,7 +119,7 @@ def test_node_client_plays_a_whole_game_against_a_level(service: GalleristServer
     """An AI opponent from Node.js: with --opponent level:2 every decision of the last seat
     is one SuggestMoves call whose `chosen` move is applied; the game reaches its end."""
     start, final = tmp_path / "game.json", tmp_path / "final.json"
-    new = subprocess.run([sys.executable, "-m", "gallerist.server", "new", "--players", "2",
+    new = subprocess.run([sys.executable, "-m", "gallerist.cli", "new", "--players", "2",
                           "--seed", "9", "-o", str(start)], capture_output=True, text=True,
                          timeout=60)
     assert new.returncode == 0, new.stderr
@@ -135,7 +135,7 @@ def test_node_client_opponent_out_of_range_names_the_range(service: GalleristSer
                                                           tmp_path: Path) -> None:
     """A level out of range: the service's INVALID_ARGUMENT, naming the range, in one line."""
     start = tmp_path / "game.json"
-    subprocess.run([sys.executable, "-m", "gallerist.server", "new", "--players", "2", "-o",
+    subprocess.run([sys.executable, "-m", "gallerist.cli", "new", "--players", "2", "-o",
                     str(start)], capture_output=True, text=True, timeout=60, check=True)
     result = _run_client("--address", f"localhost:{service.port}", "--state", str(start),
                          "--hints", "0", "--opponent", "level:12")

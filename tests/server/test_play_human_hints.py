@@ -16,12 +16,12 @@ from typing import Any, Callable
 
 from gallerist import engine
 from gallerist.engine.actions import decision_kind
-from gallerist.server.commands import play, play_human
-from gallerist.server.commands.play_human import TerminalGame
+from gallerist.cli.commands import play, play_human
+from gallerist.cli.commands.play_human import TerminalGame
 from gallerist.server.hint_requests import hint_search
 from gallerist.server.limits import Limits, build_bot
 
-GALLERIST = [sys.executable, "-m", "gallerist.server"]
+GALLERIST = [sys.executable, "-m", "gallerist.cli"]
 CLI_DOC = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 PROMPT = re.compile(rb"^P\d> ", re.M)
 

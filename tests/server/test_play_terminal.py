@@ -20,7 +20,7 @@ from gallerist.ai.arena.records import read_records
 from gallerist.ai.arena.play import draw_chance
 from gallerist.server.limits import build_bot
 
-GALLERIST = [sys.executable, "-m", "gallerist.server"]
+GALLERIST = [sys.executable, "-m", "gallerist.cli"]
 
 
 def _run(*argv: str, stdin: str = "", cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -216,7 +216,7 @@ def test_review_command_writes_the_page(tmp_path: Path) -> None:
 def test_tab_completion_offers_the_legal_moves_and_commands() -> None:
     """The readline completer completes a prefix to the legal moves' notation (and the
     commands), and nothing else."""
-    from gallerist.server.commands.play_human import TerminalGame, completer
+    from gallerist.cli.commands.play_human import TerminalGame, completer
 
     game = TerminalGame(["human", "human"], [None, None], 3, hint_bot=lambda: None,
                         record="unused.jsonl", read_line=lambda prompt: "")
@@ -240,7 +240,7 @@ def test_a_bot_game_says_who_chooses_each_start_location(tmp_path) -> None:
     seat that chose it, before the first turn's header."""
     import subprocess
     import sys
-    done = subprocess.run([sys.executable, "-m", "gallerist.server", "play", "greedy", "random",
+    done = subprocess.run([sys.executable, "-m", "gallerist.cli", "play", "greedy", "random",
                            "--seed", "4", "--board", "none"], capture_output=True, text=True,
                           timeout=120, check=True)
     lines = done.stdout.splitlines()

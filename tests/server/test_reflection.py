@@ -6,7 +6,7 @@ from typing import Any
 import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-from gallerist.server import HintClient
+from gallerist.client import HintClient
 from gallerist.server.servicer import SERVICE_NAME
 
 V1 = "grpc.reflection.v1"

@@ -10,10 +10,10 @@ import pytest
 from gallerist import engine
 from gallerist.engine.actions import action_to_string
 from gallerist.v1 import hints_pb2
-from gallerist.server import HintClient, hint_request
+from gallerist.client import HintClient, hint_request
 from gallerist.server.app import GalleristServer
 from gallerist.server.demo_state import demo_state
-from gallerist.server.text import format_hint
+from gallerist.cli.text import format_hint
 from server_testlib import chance_state, running_server, terminal_state, wait_until
 
 

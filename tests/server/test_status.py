@@ -9,7 +9,7 @@ from connectrpc.errors import ConnectError
 from server_testlib import running_server
 
 from gallerist.ai.learn.model_file import ModelFileError
-from gallerist.server import HintClient
+from gallerist.client import HintClient
 from gallerist.server import status as st
 from gallerist.server.limits import RequestError
 from gallerist.server.play.games import GameGone, StaleMove

@@ -9,7 +9,7 @@ import pytest
 
 from gallerist.ai.arena.tournament import (GameRecord, format_report, plot_ratings, read_records, replay, run_tournament,
                       schedule)
-from gallerist.server.cli import main as gallerist_main
+from gallerist.cli.main import main as gallerist_main
 from gallerist.ai.arena.ratings import (GameResult, bradley_terry, pairwise_table, ratings, solo_summary, summarize,
                         wilson_interval)
 
@@ -200,7 +200,7 @@ def test_ctrl_c_stops_promptly_and_keeps_finished_games(tmp_path) -> None:
     records = tmp_path / "games.jsonl"
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gallerist.server", "arena", "mcts:iterations=300", "random",
+        [sys.executable, "-m", "gallerist.cli", "arena", "mcts:iterations=300", "random",
          "--games", "200", "--workers", "2", "--records", str(records),
          "--out", str(tmp_path / "r.json"), "--png", str(tmp_path / "r.png"),
          "--no-progress"],

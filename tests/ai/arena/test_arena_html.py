@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gallerist.ai.arena.records import read_records
-from gallerist.server.cli import main
+from gallerist.cli.main import main
 
 
 def test_html_report_links_games_that_have_a_review_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

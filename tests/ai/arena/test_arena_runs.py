@@ -18,7 +18,7 @@ import gallerist.ai.arena.tournament as arena
 from gallerist.ai.arena.tournament import (GameFailed, RecordsError, read_records, replay, resume_tournament,
                                 run_tournament, summarise_records)
 from gallerist.ai.bots.remote import RemoteError
-from gallerist.server.cli import main as gallerist_main
+from gallerist.cli.main import main as gallerist_main
 
 
 def free_port() -> int:
@@ -97,10 +97,10 @@ def test_remote_bots_play_in_spawned_workers_others_in_forked(monkeypatch) -> No
 
 def start_server(workers: int) -> tuple[subprocess.Popen, int]:
     """`gallerist serve` in a process of its own (so that it can be killed), once ready."""
-    from gallerist.ai.hint_client import HintClient
+    from gallerist.client import HintClient
 
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "gallerist.server", "serve", "--port", str(port),
+    server = subprocess.Popen([sys.executable, "-m", "gallerist.cli", "serve", "--port", str(port),
                                "--workers", str(workers)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with HintClient(f"localhost:{port}") as client:
         client.wait_ready(timeout=30)
@@ -261,7 +261,7 @@ def test_resuming_a_played_games_record_names_what_it_is(tmp_path) -> None:
     import subprocess
     import sys
     record = tmp_path / "game.jsonl"
-    subprocess.run([sys.executable, "-m", "gallerist.server", "play", "greedy", "random",
+    subprocess.run([sys.executable, "-m", "gallerist.cli", "play", "greedy", "random",
                     "--seed", "1", "--board", "none", "--record", str(record)],
                    check=True, capture_output=True, timeout=120)
     with pytest.raises(RecordsError, match="one game's record, as 'gallerist play --record' "
@@ -280,7 +280,7 @@ def test_report_libraries_are_loaded_before_the_first_game(tmp_path) -> None:
         "    print('loaded:', all(m in sys.modules for m in mods))\n"
         "    raise KeyboardInterrupt\n"
         "arena.run_tournament = fake\n"
-        "from gallerist.server.cli import main\n"
+        "from gallerist.cli.main import main\n"
         f"main(['arena', 'random', '--no-progress', '--records', {str(tmp_path / 'g.jsonl')!r},\n"
         f"      '--out', {str(tmp_path / 'r.json')!r}, '--png', {str(tmp_path / 'r.png')!r}])\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
@@ -312,7 +312,7 @@ def test_the_documented_arena_examples_run_in_order_in_one_folder(tmp_path) -> N
         for old, new in QUICKER.items():
             line = line.replace(old, new)
         argv = shlex.split(line, comments=True)
-        done = subprocess.run([sys.executable, "-m", "gallerist.server", *argv[1:]],
+        done = subprocess.run([sys.executable, "-m", "gallerist.cli", *argv[1:]],
                               cwd=tmp_path, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, f"{line}\n{done.stderr}"
         assert "Traceback" not in done.stderr

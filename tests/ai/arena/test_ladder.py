@@ -66,7 +66,7 @@ def test_a_run_continues_and_a_new_rung_plays_only_its_games(tmp_path: Path) -> 
 
 
 def test_the_command_writes_the_table_json_and_picture(tmp_path: Path) -> None:
-    argv = [sys.executable, "-m", "gallerist.server", "ladder", "--rungs", "random,greedy",
+    argv = [sys.executable, "-m", "gallerist.cli", "ladder", "--rungs", "random,greedy",
             "--games-per-pair", "2", "--no-progress", "--records", str(tmp_path / "g.jsonl"),
             "--out", str(tmp_path / "l.json"), "--png", str(tmp_path / "l.png")]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
@@ -145,7 +145,7 @@ def test_the_levels_meet_the_next_level_and_their_tied_rungs() -> None:
 
 
 def test_the_command_plays_three_players_and_solo(tmp_path: Path) -> None:
-    base = [sys.executable, "-m", "gallerist.server", "ladder", "--rungs", "random,greedy,mcts-10",
+    base = [sys.executable, "-m", "gallerist.cli", "ladder", "--rungs", "random,greedy,mcts-10",
             "--no-progress"]
     three = subprocess.run(base + ["--players", "3", "--games-per-pair", "3"], cwd=tmp_path,
                            capture_output=True, text=True, timeout=300)
@@ -165,7 +165,7 @@ def test_the_command_plays_three_players_and_solo(tmp_path: Path) -> None:
 
 
 def test_the_command_rates_levels_and_writes_their_file(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "gallerist.server", "ladder", "--rungs",
+    done = subprocess.run([sys.executable, "-m", "gallerist.cli", "ladder", "--rungs",
                            "random,greedy", "--levels", "1,2", "--games-per-pair", "2",
                            "--tie-games", "2", "--no-progress"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=300)
@@ -178,7 +178,7 @@ def test_the_command_rates_levels_and_writes_their_file(tmp_path: Path) -> None:
 def test_measure_rates_any_bot_on_the_ladder_s_scale(tmp_path: Path) -> None:
     """--measure SPEC --against A,B: the bot plays seat-paired games against those rungs
     and gets a row of its own; a bad spec or no --against is one line, status 2."""
-    base = [sys.executable, "-m", "gallerist.server", "ladder", "--rungs", "random,greedy",
+    base = [sys.executable, "-m", "gallerist.cli", "ladder", "--rungs", "random,greedy",
             "--games-per-pair", "2", "--no-progress"]
     done = subprocess.run(base + ["--measure", "level:1", "--against", "random,greedy"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)

@@ -17,7 +17,7 @@ from gallerist.ai.learn.model_file import (
     ENV_VAR, ModelFileError, load_model, random_arrays, save_model, trained_player_counts,
 )
 from gallerist.ai.bots.spec import DEFAULT_BOT
-from gallerist.server.cli import main
+from gallerist.cli.main import main
 from gallerist.server.limits import Limits
 
 

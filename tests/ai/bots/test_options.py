@@ -13,7 +13,7 @@ import pytest
 from gallerist.ai.bots.docs import DOC_MARKER, markdown, update_doc
 from gallerist.ai.bots.options import Option, Options
 from gallerist.ai.bots.spec import BOTS, bot_options, make_bot, parse_spec, resolved_spec
-from gallerist.server.commands.options import LOCAL_LIMITS
+from gallerist.cli.commands.options import LOCAL_LIMITS
 from gallerist.server.limits import Limits, RequestError, check_spec
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "bots.md"

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gallerist import engine
-from gallerist.server.cli import main
+from gallerist.cli.main import main
 
 
 

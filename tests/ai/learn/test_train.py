@@ -23,7 +23,7 @@ from gallerist import engine
 from gallerist.ai.learn import train as tr
 from gallerist.ai.learn.data import load_records, split_by_game
 from gallerist.ai.selfplay.records import SelfplayError
-from gallerist.server.cli import main
+from gallerist.cli.main import main
 
 SIZE, ACTIONS, VERSION = (engine.OBSERVATION_SIZE, engine.NUM_DISTINCT_ACTIONS,
                           engine.OBSERVATION_VERSION)
@@ -422,7 +422,7 @@ def test_library_options_are_checked():
 
 def test_without_jax_the_cli_says_how_to_install(records, tmp_path):
     """Without JAX, `gallerist train` exits 1 with one line telling how to install it."""
-    code = ("import sys; sys.modules['jax'] = None; from gallerist.server.cli import main; "
+    code = ("import sys; sys.modules['jax'] = None; from gallerist.cli.main import main; "
             f"sys.exit(main(['train', {str(records)!r}, '--out', {str(tmp_path / 'm.npz')!r}]))")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=60)

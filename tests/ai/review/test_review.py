@@ -24,7 +24,7 @@ from gallerist.ai.review.analysis import (
 )
 from gallerist.ai.review.games import GameInputError, game_from_moves, read_game
 from gallerist.engine.actions import string_to_action
-from gallerist.server.commands.analyze import DEFAULT_TIME_MS
+from gallerist.cli.commands.analyze import DEFAULT_TIME_MS
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 #: A 2-player game (greedy vs MCTS) stopped at move 155, where seat 1 must choose the

@@ -122,7 +122,7 @@ def test_page_of_a_real_analysis_from_the_command_line(browser: Any, tmp_path: P
     import subprocess
     import sys
 
-    gallerist = [sys.executable, "-m", "gallerist.server"]
+    gallerist = [sys.executable, "-m", "gallerist.cli"]
     record = tmp_path / "game.jsonl"
     bots = ["random", "greedy", "random"][:players]
     done = subprocess.run([*gallerist, "play", *bots, "--seed", "3", "--board", "none",

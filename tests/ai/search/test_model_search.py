@@ -12,7 +12,7 @@ from gallerist import ai, engine
 from gallerist.ai.bots.mcts import MctsBot
 from gallerist.ai.learn.model_file import ModelFileError, random_arrays, save_model
 from gallerist.ai.arena.play import play_game
-from gallerist.server.cli import main
+from gallerist.cli.main import main
 from gallerist.server.limits import Limits, RequestError, check_spec
 
 

@@ -98,7 +98,7 @@ def test_the_gate_plays_a_policy_only_model_by_its_money_head() -> None:
 def test_bad_settings_are_refused_naming_the_option(tmp_path: Path, argv: list[str],
                                                     message: str) -> None:
     """One line naming the option, exit 2, before anything runs."""
-    done = subprocess.run([sys.executable, "-m", "gallerist.server", "generations", "--out",
+    done = subprocess.run([sys.executable, "-m", "gallerist.cli", "generations", "--out",
                            str(tmp_path / "g"), *argv], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 2, done.stderr
@@ -170,6 +170,6 @@ def test_the_solo_gate_pairs_the_money_on_the_same_setups(tmp_path: Path) -> Non
 
 def test_four_players_need_a_start_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """No model is packaged for 4 players: the loop asks for --start, naming one."""
-    from gallerist.server.cli import main
+    from gallerist.cli.main import main
     assert main(["generations", "--out", str(tmp_path / "g4"), "--players", "4"]) == 2
     assert "give --start MODEL" in capsys.readouterr().err

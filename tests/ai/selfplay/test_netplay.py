@@ -13,7 +13,7 @@ import pytest
 from gallerist.ai.learn.data import load_records
 from gallerist.ai.learn.model_file import random_arrays, save_model
 from gallerist.ai.selfplay import compact, netplay
-from gallerist.server.cli import main
+from gallerist.cli.main import main
 
 FAST, FULL = 3, 8   # at most 8 visited moves: the top 8 keep every visit
 

@@ -21,7 +21,7 @@ from gallerist.ai.selfplay import run as selfplay
 from gallerist.ai.selfplay.records import COLUMNS, OPTIONAL, PLAYOUTS_KEY
 from gallerist.ai.review.games import replay_selfplay
 from gallerist.ai.selfplay.run import SelfplayError, read_manifest, run_selfplay
-from gallerist.server.cli import main
+from gallerist.cli.main import main
 
 MCTS = "mcts:iterations=20"
 

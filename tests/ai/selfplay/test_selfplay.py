@@ -15,7 +15,7 @@ from gallerist.ai.selfplay import run as selfplay
 from gallerist.ai.bots.base import Analysis, BaseBot, MoveInfo
 from gallerist.ai.selfplay.run import (NUM_ACTIONS, SelfplayError, game_seed, read_manifest, read_shard,
                                    run_selfplay)
-from gallerist.server.cli import main
+from gallerist.cli.main import main
 
 MCTS = "mcts:iterations=20"
 
