@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from gallerist.ai.bots.spec import BOTS, DEFAULT_BOT
+from gallerist.ai.settings.setting import Setting, Settings
 from gallerist.server.app import DEFAULT_PORT
 from gallerist.cli.commands import CliError
 from gallerist.server.limits import MAX_SEED, Limits
@@ -17,8 +18,9 @@ from gallerist.server.limits import MAX_SEED, Limits
 __all__ = ["DEFAULT_SEARCH_MS", "LOCAL_LIMITS", "MAX_GAMES", "MAX_LISTED_MOVES", "MAX_SEED",
            "MAX_UINT32", "MAX_WORKERS", "UNTIMED_BOTS", "add_client_options", "add_command",
            "add_demo_game", "add_limits", "add_notation_option", "add_players",
-           "add_search_options", "check_output_path", "game_count", "game_index", "int_range",
-           "port", "seconds", "seed_value", "timed_spec", "worker_count"]
+           "add_search_options", "add_settings", "check_output_path", "game_count",
+           "game_index", "int_range", "port", "seconds", "seed_value", "setting_type",
+           "timed_spec", "worker_count"]
 
 #: Largest budget value (the HintRequest's budget fields are uint32).
 MAX_UINT32 = 2**32 - 1
@@ -184,6 +186,35 @@ def add_command(sub: Any, name: str, func: Callable[[argparse.Namespace], int], 
     p = sub.add_parser(name, help=help, description=description)
     p.set_defaults(func=func)
     return p  # type: ignore[no-any-return]
+
+
+def setting_type(setting: Setting, *, checked: bool = True) -> Callable[[str], Any]:
+    """An argparse ``type`` from a declaration: its value read and, when `checked`, its
+    range checked (a usage error naming the flag: "argument --max-depth: 65 is outside
+    1..64", exit status 2); unchecked, only its type, for settings the library checks
+    with messages of its own (``train``'s)."""
+    def parse(text: str) -> Any:
+        try:
+            return setting.parse(text) if checked else setting.read(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = getattr(setting.kind, "__name__", "value")   # argparse names it
+    return parse
+
+
+def add_settings(group: Any, settings: Settings, *, checked: bool = True) -> None:
+    """One flag per declared setting, in order: its type and range (`setting_type`), its
+    default and its help (what it is, its range, its default); a switch for a bool
+    (``--no-NAME`` when it is on by default)."""
+    for s in settings:
+        text = s.help_text().replace("%", "%%")   # argparse %-formats help
+        if s.kind is bool:
+            group.add_argument(s.flag, dest=s.dest, default=s.default, help=text,
+                               action="store_false" if s.default else "store_true")
+            continue
+        group.add_argument(s.flag, dest=s.dest, type=setting_type(s, checked=checked),
+                           default=s.default, metavar=s.metavar or None, help=text)
 
 
 def add_limits(p: argparse.ArgumentParser) -> None:
