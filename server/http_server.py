@@ -12,7 +12,7 @@ import logging
 import socket
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +20,12 @@ from granian.constants import HTTPModes, Interfaces, SSLProtocols
 from granian.http import HTTP1Settings, HTTP2Settings
 from granian.server.embed import Server
 
+from gallerist.ai.settings.setting import Setting, Settings
 from gallerist.server.connect_service import ConnectService
 from gallerist.server.http_app import LOOPBACK_HOSTS, HttpAppOptions, asgi_app
 from gallerist.server.servicer import SERVICE_NAME
 
-__all__ = ["HttpLimits", "HttpServer"]
+__all__ = ["HTTP_SETTINGS", "HttpLimits", "HttpServer"]
 
 log = logging.getLogger("gallerist.server")
 
@@ -34,9 +35,38 @@ _UNUSABLE = (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT)
 _CANCEL_WAIT_S = 5.0
 
 
+#: What the HTTP port lets one client take, each limit declared once: `HttpLimits`'
+#: defaults and checks, the ``serve --http-*`` flags, the replicas' arguments and the
+#: table of docs/operations.md come from here.
+HTTP_SETTINGS = Settings(
+    "the HTTP port (with --http)",
+    Setting("max_connections", 512, "connections served at once; more wait in the listen "
+            "backlog", low=1, high=1_000_000, flag="--http-max-connections", metavar="N"),
+    Setting("max_header_bytes", 64 << 10, "largest request head (HTTP/1.1) or header list "
+            "(HTTP/2); larger gets 431", low=8192, high=16 << 20,
+            flag="--http-max-header-bytes", metavar="BYTES"),
+    Setting("header_timeout_s", 30.0, "time a client has to send a request's whole head "
+            "(also how long an idle HTTP/1.1 connection is kept)", low=0.1, high=3600,
+            flag="--http-header-timeout", metavar="S", unit="seconds"),
+    Setting("keepalive_timeout_s", 20.0, "time between HTTP/2 pings, and how long one may "
+            "go unanswered before the connection is closed", low=1, high=3600,
+            flag="--http-keepalive-timeout", metavar="S", unit="seconds"),
+    Setting("max_body_bytes", 4 << 20, "largest request body; a larger Content-Length is "
+            "refused (413) before the body is read", low=1024, high=1 << 30,
+            flag="--http-max-body-bytes", metavar="BYTES"),
+    Setting("backlog", 1024, "listen backlog of the HTTP port: connections the kernel "
+            "holds before they are served", low=1, high=65535, flag="--http-backlog",
+            metavar="N"),
+    Setting("max_streams", 100, "HTTP/2 streams at once on one connection", low=1,
+            high=10_000, flag="--http-max-streams", metavar="N"),
+)
+_HTTP = HTTP_SETTINGS.defaults
+
+
 @dataclass(frozen=True)
 class HttpLimits:
-    """What the HTTP port lets one client take (``serve --http-*`` options).
+    """What the HTTP port lets one client take (``serve --http-*`` options; each declared
+    in `HTTP_SETTINGS`, which gives the defaults and the ranges).
 
     Attributes:
         max_connections: connections served at once; more wait in the listen backlog
@@ -52,25 +82,19 @@ class HttpLimits:
         max_streams: HTTP/2 streams at once on one connection.
     """
 
-    max_connections: int = 512
-    max_header_bytes: int = 64 << 10
-    header_timeout_s: float = 30.0
-    keepalive_timeout_s: float = 20.0
-    max_body_bytes: int = 4 << 20
-    backlog: int = 1024
-    max_streams: int = 100
+    max_connections: int = _HTTP["max_connections"]
+    max_header_bytes: int = _HTTP["max_header_bytes"]
+    header_timeout_s: float = _HTTP["header_timeout_s"]
+    keepalive_timeout_s: float = _HTTP["keepalive_timeout_s"]
+    max_body_bytes: int = _HTTP["max_body_bytes"]
+    backlog: int = _HTTP["backlog"]
+    max_streams: int = _HTTP["max_streams"]
 
     def __post_init__(self) -> None:
-        checks = (("max_connections", self.max_connections, 1, 1_000_000),
-                  ("max_header_bytes", self.max_header_bytes, 8192, 16 << 20),
-                  ("header_timeout_s", self.header_timeout_s, 0.1, 3600),
-                  ("keepalive_timeout_s", self.keepalive_timeout_s, 1, 3600),
-                  ("max_body_bytes", self.max_body_bytes, 1024, 1 << 30),
-                  ("backlog", self.backlog, 1, 65535),
-                  ("max_streams", self.max_streams, 1, 10_000))
-        for name, value, low, high in checks:
-            if not low <= value <= high:
-                raise ValueError(f"{name}: {value} is out of range [{low}, {high}]")
+        bad = HTTP_SETTINGS.problem(asdict(self))
+        if bad is not None:
+            setting, value = bad
+            raise ValueError(f"{setting.name}: {value!r} is not {setting.says}")
 
 
 def _free_port(host: str) -> int:

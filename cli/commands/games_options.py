@@ -1,12 +1,13 @@
-"""The hosted games' options of ``serve``: where they are kept and the caps on them."""
+"""The hosted games' options of ``serve``: where they are kept and the caps on them (one
+flag per setting of `server.play.store.GAME_SETTINGS`, where each is declared)."""
 from __future__ import annotations
 
 import argparse
 import ipaddress
 
 from gallerist.cli.commands import CliError
-from gallerist.cli.commands.options import float_range, int_range
-from gallerist.server.play.store import GameStore, StoreError, default_database
+from gallerist.cli.commands.options import add_settings
+from gallerist.server.play.store import GAME_SETTINGS, GameStore, StoreError, default_database
 
 __all__ = ["add_games_options", "games_option_args", "open_games"]
 
@@ -25,13 +26,7 @@ def add_games_options(p: argparse.ArgumentParser) -> None:
                    help="where games are kept: a SQLite file, or a PostgreSQL URL "
                         "(postgresql://user:password@host/db) shared by replicas (default "
                         f"{default_database()}; $GALLERIST_DATA moves the folder)")
-    g.add_argument("--games-per-client", type=int_range(1, 1_000_000), default=20, metavar="N",
-                   help="unfinished games one client (its token, else its address) may have "
-                        "(default 20); past it StartGame is refused, nothing is evicted")
-    g.add_argument("--games-max", type=int_range(1, 100_000_000), default=10_000, metavar="N",
-                   help="unfinished games the server holds (default 10000)")
-    g.add_argument("--game-days", type=float_range(0.01, 36500, "days"), default=30.0,
-                   metavar="D", help="a game untouched for D days is deleted (default 30)")
+    add_settings(g, GAME_SETTINGS)
     g.add_argument("--trusted-proxy", type=_ip, action="append", default=[], metavar="IP",
                    help="a balancer on another machine whose X-Real-IP header names the "
                         "client, for --games-per-client (repeatable; a proxy on this "
@@ -46,16 +41,14 @@ def open_games(args: argparse.Namespace) -> GameStore:
     """
     where = args.games_db or default_database()
     try:
-        return GameStore(where, per_client=args.games_per_client, capacity=args.games_max,
-                         idle_days=args.game_days)
+        return GameStore(where, **GAME_SETTINGS.from_args(args))
     except (StoreError, OSError) as exc:
         raise CliError(f"--games-db: {exc}", status=1) from None
 
 
 def games_option_args(args: argparse.Namespace) -> list[str]:
     """The same options as command-line arguments (for replicas)."""
-    out = ["--games-per-client", str(args.games_per_client), "--games-max",
-           str(args.games_max), "--game-days", f"{args.game_days:g}"]
+    out = GAME_SETTINGS.argv(GAME_SETTINGS.from_args(args))
     if args.games_db:
         out += ["--games-db", args.games_db]
     for proxy in args.trusted_proxy:

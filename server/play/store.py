@@ -18,10 +18,25 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
+from gallerist.ai.settings.setting import Setting, Settings
 from gallerist.server.status import RESOURCE_EXHAUSTED, UNAVAILABLE, ServiceError
 
-__all__ = ["SCHEMA_VERSION", "GameRecord", "GameStore", "StoreError", "StoreFull",
-           "default_database", "database_url"]
+__all__ = ["GAME_SETTINGS", "SCHEMA_VERSION", "GameRecord", "GameStore", "StoreError",
+           "StoreFull", "default_database", "database_url"]
+
+#: The caps on hosted games, each declared once: `GameStore`'s defaults, the ``serve``
+#: flags, the replicas' arguments and the table of docs/operations.md come from here.
+GAME_SETTINGS = Settings(
+    "hosted games",
+    Setting("per_client", 20, "unfinished games one client (its token, else its address) "
+            "may have; past it StartGame is refused, nothing is evicted", low=1,
+            high=1_000_000, flag="--games-per-client", metavar="N"),
+    Setting("capacity", 10_000, "unfinished games the server holds", low=1,
+            high=100_000_000, flag="--games-max", metavar="N"),
+    Setting("idle_days", 30.0, "a game untouched this long is deleted", low=0.01,
+            high=36500, flag="--game-days", metavar="D", unit="days"),
+)
+_GAMES = GAME_SETTINGS.defaults
 
 #: the layout of the tables below; a database of another version is refused at start
 SCHEMA_VERSION = 1
@@ -144,13 +159,15 @@ class GameStore:
         per_client: active (unfinished) games one client may have at once.
         capacity: active games in the whole store.
         idle_days: a game untouched this long is deleted.
+        (Their defaults and ranges: `GAME_SETTINGS`.)
 
     Raises:
         StoreError: the database cannot be opened, written or is of another schema.
     """
 
-    def __init__(self, where: str | os.PathLike[str] = "sqlite://", *, per_client: int = 20,
-                 capacity: int = 10_000, idle_days: float = 30.0) -> None:
+    def __init__(self, where: str | os.PathLike[str] = "sqlite://", *,
+                 per_client: int = _GAMES["per_client"], capacity: int = _GAMES["capacity"],
+                 idle_days: float = _GAMES["idle_days"]) -> None:
         self.url = database_url(where)
         self.per_client = per_client
         self.capacity = capacity
