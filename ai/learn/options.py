@@ -1,44 +1,20 @@
-"""The options of `ai.learn.train.train` (and ``gallerist train``): their defaults, their checks
-and the files a training run writes. No JAX here, so the command line checks its input
-before it imports the training library.
+"""The options of `ai.learn.train.train` (and ``gallerist train``), each declared once in
+`TRAIN_SETTINGS`: their defaults, their checks (`check_options`), the command's flags and
+the table of docs/training.md; and the files a training run writes. No JAX here, so the
+command line checks its input before it imports the training library.
 """
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from gallerist.ai.settings.setting import Setting, Settings
 from gallerist.engine.errors import GalleristError
 
-__all__ = ["DEFAULTS", "HEADS", "VALUE_TARGETS", "VAL_GAMES", "MAX_SEED", "TrainingError", "check_options",
-           "parse_hidden",
-           "side_paths"]
-
-#: The options of `train` and their defaults (the CLI's defaults too).
-DEFAULTS: dict[str, Any] = {
-    "hidden": (64, 64),      # trunk widths
-    "epochs": 50,            # most passes over the training positions
-    "batch": 256,            # positions per Adam step
-    "lr": 1e-3,              # Adam's learning rate
-    "seed": 0,               # initial weights, the split and the batch order
-    "val_fraction": 0.1,     # share of the games held out for validation
-    "val_games": "all",      # where they are drawn from: VAL_GAMES
-    "patience": 5,           # epochs without a better validation loss before stopping
-    "players": None,         # keep only games with this many players (None: all)
-    "money_scale": 100.0,    # money = money_scale * the money head's output
-    "win_weight": 1.0,       # weight of the win-share cross-entropy in the loss
-    "money_weight": 1.0,     # weight of the money MSE in the loss
-    "weight_decay": 0.0,     # decoupled weight decay per step, x lr (AdamW; 0: Adam)
-    "search_weight": 0.5,    # share of the estimate (value_target's) in the value targets
-    "value_target": "search",  # the estimate mixed with the outcome: VALUE_TARGETS
-    "policy_temperature": 1.0,  # policy targets: visit shares ** (1 / T), renormalised
-    "linear_value": 0.0,     # > 0: the value heads a linear model of the observation, this L2
-                             # penalty (ai.learn.linear_value); 0: the network's value heads
-    "init": "",              # a model file whose weights start the training ("": random)
-    "progress": True,        # a tqdm bar on stderr
-}
+__all__ = ["DEFAULTS", "HEADS", "MAX_SEED", "TRAIN_SETTINGS", "TrainingError", "VALUE_TARGETS",
+           "VAL_GAMES", "check_options", "parse_hidden", "side_paths"]
 
 #: The sources of the value targets (`ai.learn.train.value_targets`): the game's outcome
 #: alone, mixed with the searching bot's root estimate (``root_win``/``root_money``), or
@@ -67,7 +43,7 @@ class TrainingError(GalleristError, ValueError):
 
 
 def parse_hidden(text: str | Sequence[int]) -> tuple[int, ...]:
-    """The trunk widths from "64,64" (or a sequence of ints): 1 or more, each 1..4096.
+    """The trunk widths from "64,64" (or a sequence of ints): 1 or more, each 1..MAX_WIDTH.
 
     Raises:
         TrainingError: empty, not integers, or out of range.
@@ -84,12 +60,63 @@ def parse_hidden(text: str | Sequence[int]) -> tuple[int, ...]:
     return widths
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+#: The options of `train`, in the order of ``gallerist train --help``: each one's
+#: default, range and help (the command's flags are made from these).
+TRAIN_SETTINGS = Settings(
+    "training options",
+    Setting("hidden", (64, 64), "trunk layer widths", kind=tuple, convert=parse_hidden,
+            metavar="W,W", says=f"comma-separated layer widths, each 1..{MAX_WIDTH}"),
+    Setting("epochs", 50, "most passes over the training positions", low=1, high=10**6,
+            metavar="N"),
+    Setting("batch", 256, "positions per Adam step", low=1, high=10**7, metavar="N"),
+    Setting("lr", 1e-3, "Adam's learning rate", above=0, metavar="LR"),
+    Setting("seed", 0, "seed of the initial weights, the split and the batch order", low=0,
+            high=MAX_SEED, metavar="S"),
+    Setting("val_fraction", 0.1, "share of the games held out for validation", above=0,
+            below=1, says="a share in (0, 1)", metavar="F"),
+    Setting("val_games", "all", "where the held-out games are drawn from: every directory "
+            "(all) or the last one only (last: games new to an --init model)",
+            choices=VAL_GAMES, metavar="|".join(VAL_GAMES)),
+    Setting("patience", 5, "stop after K epochs without a better validation loss", low=1,
+            high=10**6, metavar="K"),
+    Setting("players", None, "train only on games with this many players", kind=int,
+            choices=(1, 2, 3, 4), none="all", metavar="N"),
+    Setting("money_scale", 100.0, "$ per unit of the money head (money = money_scale x its "
+            "output)", above=0, metavar="S"),
+    Setting("win_weight", 1.0, "weight of the win-share cross-entropy in the loss (0: a "
+            "network for its policy alone)", low=0, metavar="W"),
+    Setting("money_weight", 1.0, "weight of the money error in the loss", above=0,
+            metavar="W"),
+    Setting("weight_decay", 0.0, "AdamW's decoupled weight decay per step, x lr (0: Adam)",
+            low=0, metavar="D"),
+    Setting("search_weight", 0.5, "share of the estimate --value-target names in the value "
+            "targets (the rest: the game's outcome; records without estimates use the "
+            "outcome alone)", low=0, high=1, says="a share in 0..1", metavar="W"),
+    Setting("value_target", "search", "the estimate mixed with the outcome: outcome (none), "
+            "search (the searching bot's root estimate of win share and money) or playouts "
+            "(the win share over random playouts, 'gallerist label'; money as search)",
+            choices=VALUE_TARGETS, metavar="|".join(VALUE_TARGETS)),
+    Setting("policy_temperature", 1.0, "sharpen the policy targets: visit shares ** (1 / T), "
+            "renormalised (0: the most visited move alone; 1: the visit shares)", low=0,
+            says="a number >= 0 (0: the most visited move alone)", metavar="T"),
+    Setting("linear_value", 0.0, "make the value heads a linear function of the "
+            "observation, fitted after the network by L2-penalised regressions with this "
+            "penalty (format 2 skip weights; the network serves for its policy; e.g. 1000; "
+            "0: the network's value heads)", low=0,
+            says="a penalty >= 0 (0: the network's value heads)", metavar="PENALTY"),
+    Setting("init", "", "a model file whose weights start the training instead of random "
+            "ones (the same --hidden widths and --money-scale)", says="a model file's path",
+            shown="random weights", metavar="MODEL.npz"),
+    Setting("progress", True, "a progress bar on stderr", flag="--no-progress"),
+)
+
+#: The options of `train` and their defaults (the CLI's defaults too).
+DEFAULTS: dict[str, Any] = TRAIN_SETTINGS.defaults
 
 
 def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """`DEFAULTS` updated with `options`, checked; ``hidden`` as a tuple of ints.
+    """`DEFAULTS` updated with `options`, checked against their declarations; ``hidden``
+    as a tuple of ints, ``init`` as text.
 
     Raises:
         TrainingError: an unknown option or a value out of range, naming it.
@@ -99,50 +126,13 @@ def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
         raise TrainingError(unknown[0], f"is not an option (unknown: {', '.join(unknown)}; "
                                         f"known: {', '.join(DEFAULTS)})")
     o = {**DEFAULTS, **options}
-    o["hidden"] = parse_hidden(o["hidden"])
-    for key, lo, hi in (("epochs", 1, 10**6), ("batch", 1, 10**7), ("patience", 1, 10**6),
-                        ("seed", 0, MAX_SEED)):
-        if not _is_int(o[key]) or not lo <= o[key] <= hi:
-            raise TrainingError(key, f"{o[key]!r}: expected an integer in {lo}..{hi}")
-    for key in ("lr", "money_scale", "money_weight", "val_fraction"):
-        value = o[key]
-        if not isinstance(value, (int, float)) or isinstance(value, bool) \
-                or not math.isfinite(value) or value <= 0:
-            raise TrainingError(key, f"{value!r}: expected a positive number")
-    ww = o["win_weight"]
-    if not isinstance(ww, (int, float)) or isinstance(ww, bool) or not math.isfinite(ww) \
-            or ww < 0:
-        raise TrainingError("win_weight", f"{ww!r}: expected a number >= 0")
-    wd = o["weight_decay"]
-    if not isinstance(wd, (int, float)) or isinstance(wd, bool) or not math.isfinite(wd) \
-            or wd < 0:
-        raise TrainingError("weight_decay", f"{wd!r}: expected a number >= 0")
-    if not isinstance(o["init"], (str, os.PathLike)):
-        raise TrainingError("init", f"{o['init']!r}: expected a model file's path")
-    o["init"] = os.fspath(o["init"])
-    lv = o["linear_value"]
-    if not isinstance(lv, (int, float)) or isinstance(lv, bool) or not math.isfinite(lv) \
-            or lv < 0:
-        raise TrainingError("linear_value", f"{lv!r}: expected a penalty >= 0 (0: the "
-                                            f"network's value heads)")
-    sw = o["search_weight"]
-    if not isinstance(sw, (int, float)) or isinstance(sw, bool) or not 0 <= sw <= 1:
-        raise TrainingError("search_weight", f"{sw!r}: expected a share in 0..1")
-    pt = o["policy_temperature"]
-    if not isinstance(pt, (int, float)) or isinstance(pt, bool) or not math.isfinite(pt) \
-            or pt < 0:
-        raise TrainingError("policy_temperature", f"{pt!r}: expected a number >= 0 (0: the "
-                                                  f"most visited move alone)")
-    if o["value_target"] not in VALUE_TARGETS:
-        raise TrainingError("value_target", f"{o['value_target']!r}: expected one of "
-                                            f"{', '.join(VALUE_TARGETS)}")
-    if o["val_games"] not in VAL_GAMES:
-        raise TrainingError("val_games", f"{o['val_games']!r}: expected one of "
-                                         f"{', '.join(VAL_GAMES)}")
-    if o["val_fraction"] >= 1:
-        raise TrainingError("val_fraction", f"{o['val_fraction']!r}: expected a share in (0, 1)")
-    if o["players"] is not None and o["players"] not in (1, 2, 3, 4):
-        raise TrainingError("players", f"{o['players']!r}: expected 1, 2, 3 or 4")
+    o["hidden"] = parse_hidden(o["hidden"])   # its own messages
+    if isinstance(o["init"], os.PathLike):
+        o["init"] = os.fspath(o["init"])
+    bad = TRAIN_SETTINGS.problem(o)
+    if bad is not None:
+        setting, value = bad
+        raise TrainingError(setting.name, f"{value!r}: expected {setting.says}")
     return o
 
 

@@ -6,11 +6,10 @@ import argparse
 import sys
 from typing import Any
 
-from gallerist.ai.learn.options import (DEFAULTS, VAL_GAMES, VALUE_TARGETS, TrainingError,
-                                        check_options, side_paths)
+from gallerist.ai.learn.options import TRAIN_SETTINGS, TrainingError, check_options, side_paths
 from gallerist.cli.commands import CliError
 from gallerist.ai.words import counted
-from gallerist.cli.commands.options import add_command, check_output_path
+from gallerist.cli.commands.options import add_command, add_settings, check_output_path
 
 __all__ = ["add", "run"]
 
@@ -19,8 +18,8 @@ TRAINING_LIBRARIES = ("jax", "jaxlib", "optax")
 
 
 def add(sub: Any) -> None:
-    """Add ``train`` to the subcommands."""
-    d = DEFAULTS
+    """Add ``train`` to the subcommands: its options are `ai.learn.options.TRAIN_SETTINGS`,
+    one flag each, checked by `check_options` (as `train` checks them from Python)."""
     p = add_command(
         sub, "train", run, help="train a learned evaluation on self-play records",
         description="Train a small network (win shares, final money and policy heads) on the "
@@ -31,57 +30,7 @@ def add(sub: Any) -> None:
                     "pip install -e \".[train]\".")
     p.add_argument("data", nargs="+", metavar="DATA", help="self-play directories")
     p.add_argument("--out", required=True, metavar="MODEL.npz", help="model file to write")
-    p.add_argument("--hidden", default=",".join(map(str, d["hidden"])), metavar="W,W",
-                   help="trunk layer widths (default %(default)s)")
-    p.add_argument("--epochs", type=int, default=d["epochs"],
-                   help=f"most passes over the training positions (default {d['epochs']})")
-    p.add_argument("--batch", type=int, default=d["batch"],
-                   help=f"positions per step (default {d['batch']})")
-    p.add_argument("--lr", type=float, default=d["lr"],
-                   help=f"Adam learning rate (default {d['lr']:g})")
-    p.add_argument("--seed", type=int, default=d["seed"],
-                   help=f"seed of the weights, the split and the batch order (default {d['seed']})")
-    p.add_argument("--val-fraction", type=float, default=d["val_fraction"], metavar="F",
-                   help=f"share of the games held out for validation (default {d['val_fraction']:g})")
-    p.add_argument("--val-games", choices=VAL_GAMES, default=d["val_games"],
-                   help="draw the held-out games from every directory (all, the default) or "
-                        "from the last one only (last: games new to an --init model)")
-    p.add_argument("--patience", type=int, default=d["patience"], metavar="K",
-                   help=f"stop after K epochs without a better validation loss "
-                        f"(default {d['patience']})")
-    p.add_argument("--players", type=int, choices=(1, 2, 3, 4), default=d["players"],
-                   help="train only on games with this many players (default: all)")
-    p.add_argument("--money-scale", type=float, default=d["money_scale"], metavar="S",
-                   help=f"$ per unit of the money head (default {d['money_scale']:g})")
-    p.add_argument("--win-weight", type=float, default=d["win_weight"], metavar="W",
-                   help="weight of the win-share error in the loss (0: a network for its "
-                        f"policy alone; default {d['win_weight']:g})")
-    p.add_argument("--money-weight", type=float, default=d["money_weight"], metavar="W",
-                   help=f"weight of the money error in the loss (default {d['money_weight']:g})")
-    p.add_argument("--weight-decay", type=float, default=d["weight_decay"], metavar="D",
-                   help=f"AdamW's decoupled weight decay (default {d['weight_decay']:g}: Adam)")
-    p.add_argument("--search-weight", type=float, default=d["search_weight"], metavar="W",
-                   help="share of the estimate --value-target names in the value targets "
-                        "(the rest: the game's outcome; records without estimates use the "
-                        f"outcome alone; default {d['search_weight']:g})")
-    p.add_argument("--value-target", default=d["value_target"], metavar="|".join(VALUE_TARGETS),
-                   help="the estimate mixed with the outcome: outcome (none), search (the "
-                        "searching bot's root estimate of win share and money) or playouts "
-                        "(the win share over random playouts, 'gallerist label'; money as "
-                        f"search) (default {d['value_target']})")
-    p.add_argument("--policy-temperature", type=float, default=d["policy_temperature"],
-                   metavar="T", help="sharpen the policy targets: visit shares ** (1 / T), "
-                   "renormalised (0: the most visited move alone; default "
-                   f"{d['policy_temperature']:g}: the visit shares)")
-    p.add_argument("--linear-value", type=float, default=d["linear_value"], metavar="PENALTY",
-                   help="make the value heads a linear function of the observation, fitted "
-                        "after the network by L2-penalised regressions with this penalty "
-                        "(format 2 skip weights; the network serves for its policy; e.g. "
-                        f"1000; default {d['linear_value']:g}: the network's value heads)")
-    p.add_argument("--init", default=d["init"], metavar="MODEL.npz",
-                   help="start from this model's weights instead of random ones (the same "
-                        "--hidden widths and --money-scale)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_settings(p, TRAIN_SETTINGS, checked=False)
 
 
 def _summary(card: dict[str, Any], out: str) -> str:
@@ -105,24 +54,19 @@ def _playouts(v: dict[str, Any]) -> str:
             f"labels' own against the outcomes {labels['labels_brier']:.3f})")
 
 
+def _flag(option: str) -> str:
+    """The flag of a training option ("--val-fraction")."""
+    return TRAIN_SETTINGS[option].flag if option in TRAIN_SETTINGS else f"--{option}"
+
+
 def run(args: argparse.Namespace) -> int:
     """``gallerist train``."""
     check_output_path(args.out, "--out")
-    options = {"hidden": args.hidden, "epochs": args.epochs, "batch": args.batch,
-               "lr": args.lr, "seed": args.seed, "val_fraction": args.val_fraction,
-               "val_games": args.val_games,
-               "patience": args.patience, "players": args.players,
-               "money_scale": args.money_scale, "win_weight": args.win_weight,
-               "money_weight": args.money_weight,
-               "weight_decay": args.weight_decay, "search_weight": args.search_weight,
-               "value_target": args.value_target,
-               "policy_temperature": args.policy_temperature,
-               "linear_value": args.linear_value, "init": args.init,
-               "progress": not args.no_progress}
+    options = TRAIN_SETTINGS.from_args(args)
     try:
         check_options(options)
     except TrainingError as exc:
-        raise CliError(f"--{exc.option.replace('_', '-')} {exc.problem}") from None
+        raise CliError(f"{_flag(exc.option)} {exc.problem}") from None
     try:
         from gallerist.ai.learn.train import SelfplayError, train
     except ImportError as exc:
@@ -135,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     except SelfplayError as exc:
         raise CliError(str(exc)) from None
     except TrainingError as exc:   # --init's file, checked when it is read
-        raise CliError(f"--{exc.option} {exc.problem}") from None
+        raise CliError(f"{_flag(exc.option)} {exc.problem}") from None
     except OSError as exc:
         raise CliError(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}",
                        status=1) from None
