@@ -10,18 +10,21 @@ of the mover's win probability, mean absolute error of the expected money, each 
 95% bootstrap interval that resamples whole games; a reliability diagram per bot; and
 how often two bots agree within 0.1 on the same position.
 
-The calibration maps the bots ship with (gallerist/ai/calibration/calibration.json) are fitted here,
-on the games of the training half (the default bot's rows aside: it is scored through the
-"mcts" maps, `SCORED_ONLY`); every figure is reported on the held-out half.
+The calibration maps the bots ship with (gallerist/ai/calibration/calibration.json) are
+fitted on the games of the training half of these files (the default bot's rows aside: it
+is scored through the "mcts" maps, `SCORED_ONLY`) by the package, ``gallerist calibrate
+DATA`` (`gallerist.ai.calibration.fit_files`), which with ``--install`` ships them; this
+script makes the data, runs that fit for its report and reports every figure on the
+held-out half.
 
 Steps (each reads the previous one's file in --data; `all` runs them in order):
     generate   self-play games           -> games.jsonl.gz
     evaluate   every bot on the positions -> evals.jsonl.gz (the bots' raw numbers)
     moves      every move of some training positions (bench/calibration_moves.py)
                                          -> moves.jsonl.gz
-    fit        calibration maps on the training half, and the move scale
-               -> calibration.json (--install: also copies it into the package,
-               ai/calibration/calibration.json)
+    fit        calibration maps on the training half, and the move scale, by the
+               package's fit (gallerist calibrate DATA) -> calibration.json
+               (to ship them: gallerist calibrate DATA --install)
     report     figures on the held-out half -> report.json, reliability-*.png
     model      one model's value search (mcts:eval=model; --eval mix: its mixed leaf):
                its maps, fitted on the training half, beside the model
@@ -41,10 +44,9 @@ import gzip
 import json
 import os
 import random
-import shutil
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -54,8 +56,11 @@ from tqdm import tqdm
 from gallerist import engine
 from gallerist.ai.arena.tournament import GameRecord, replay, run_local, schedule
 from gallerist.ai.bots.base import Budget
-from gallerist.ai.calibration.maps import MAX_STAGE, PACKAGED, PLAYER_COUNTS, Calibration
-from gallerist.ai.calibration.fit import Sample, fit, fit_move_scales
+from gallerist.ai.calibration.maps import PLAYER_COUNTS, Calibration, CalibrationError
+from gallerist.ai.calibration.fit_files import (  # noqa: F401 - the bench scripts' names
+    SCORED_ONLY, fit_folder, held_out, read_jsonl, sample as _sample, training_turns,
+    write_calibration,
+)
 from gallerist.ai.calibration.metrics import (
     agreement, bootstrap_by_group, brier, ece, ece_floor, log_loss, mae, reliability,
 )
@@ -75,8 +80,6 @@ QUICK_GAMES = {1: 4, 2: 8, 3: 4, 4: 4}
 #: 7,680).
 POSITIONS_PER_GAME = {1: 10, 2: 8, 3: 16, 4: 16}
 SEED = 20261201
-#: A player count with fewer training games shares the win map fitted on all of them.
-POOL_BELOW_GAMES = 100
 DEFAULT_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "calibration")
 
 
@@ -108,15 +111,6 @@ def write_jsonl(path: str, rows: Iterable[dict[str, Any]]) -> None:
         for row in rows:
             fh.write(json.dumps(row, separators=(",", ":")) + "\n")
     os.replace(tmp, path)
-
-
-def read_jsonl(path: str) -> Iterator[dict[str, Any]]:
-    if not os.path.exists(path):
-        raise SystemExit(f"calibration: {path} does not exist: run the step that writes it first")
-    with gzip.open(path, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                yield json.loads(line)
 
 
 def read_games(data: str) -> dict[tuple[int, int], GameRecord]:
@@ -181,12 +175,12 @@ QUICK_BOTS = (("mcts 20 ms", "mcts:calibrated=false,reuse=false", Budget(time_ms
               ("expectimax 20 ms", "expectimax:calibrated=false,playouts=100", Budget(time_ms=20, depth=64)),
               ("greedy", "greedy:calibrated=false,playouts=100", Budget()),
               ("default 20 ms", f"{DEFAULT_BOT},calibrated=false,reuse=false", Budget(time_ms=20)))
-#: Bots scored through the maps but not fitting them: the default bot (MCTS with the
-#: packaged model's prior where it was trained) reports MCTS's statistics, so the "mcts"
-#: maps, fitted on plain MCTS, are the ones it ships with, and where it mixes a value
-#: network into the leaf (eval=auto) that network's own "mix" maps (the `model` step
-#: fits them); the report says how well they fit.
-SCORED_ONLY = ("default 200 ms", "default 20 ms")
+# SCORED_ONLY (the package's, ai.calibration.fit_files) names the bots scored through the
+# maps but not fitting them: the default bot (MCTS with the packaged model's prior where
+# it was trained) reports MCTS's statistics, so the "mcts" maps, fitted on plain MCTS, are
+# the ones it ships with, and where it mixes a value network into the leaf (eval=auto)
+# that network's own "mix" maps (the `model` step fits them); the report says how well
+# they fit.
 
 _worker: dict[str, Any] = {}
 
@@ -296,58 +290,11 @@ def evaluate(data: str, bots: tuple, workers: int, path: str = "",
 
 # ---------------------------------------------------------------------------- fit
 
-def held_out(game: int) -> bool:
-    """The split: odd games are held out, even games train the maps."""
-    return game % 2 == 1
-
-
-def _sample(row: dict[str, Any], cal_turns: dict[int, float]) -> Sample:
-    n = row["players"]
-    t = min(MAX_STAGE, row["turn"] / cal_turns[n])
-    return Sample(t=t, mover=row["mover"], money=tuple(row["money"]),
-                  win=tuple(row["win"]) or None, final_money=tuple(row["final_money"]),
-                  final_win=tuple(row["final_win"]), game=row["game"])
-
-
-def training_turns(data: str) -> tuple[dict[int, float], dict[int, int]]:
-    """Per player count: the mean length in turns of the training half's games, and how
-    many there are (final_turns.json, written by the evaluate step)."""
-    with open(os.path.join(data, "final_turns.json"), encoding="utf-8") as fh:
-        final_turns = json.load(fh)
-    turns, games = {}, {}
-    for n in PLAYER_COUNTS:
-        lengths = [v for k, v in final_turns.items()
-                   if int(k.split("/")[0]) == n and not held_out(int(k.split("/")[1]))]
-        if lengths:   # a player count with no games has no length (and no map)
-            turns[n], games[n] = sum(lengths) / len(lengths), len(lengths)
-    return turns, games
-
-
-def fit_step(data: str, install: bool) -> Calibration:
-    """Fit every (kind, players) map on the training half; write calibration.json."""
-    rows = [r for r in read_jsonl(os.path.join(data, "evals.jsonl.gz"))
-            if not held_out(r["game"]) and r["bot"] not in SCORED_ONLY]
-    turns, games = training_turns(data)
-    pooled = [n for n in PLAYER_COUNTS if n > 1 and games.get(n, 0) < POOL_BELOW_GAMES]
-    samples: dict[tuple[str, int], list[Sample]] = {}
-    for r in rows:
-        samples.setdefault((r["kind"], r["players"]), []).append(_sample(r, turns))
-    info = {"fitted_by": "bench/calibration.py fit", "selfplay_bot": SELFPLAY_BOT,
-            "bots": sorted({r["bot"] for r in rows}), "training_positions": len(rows),
-            "split": "even games train, odd games are held out",
-            "training_games": {str(n): games.get(n, 0) for n in PLAYER_COUNTS},
-            "pooled_win_maps": pooled,
-            "date": time.strftime("%Y-%m-%d")}
-    cal = fit(samples, turns, info=info, pooled=pooled)
-    cal.move_scales, cal.info["move_scales"] = fit_move_scales(
-        list(read_jsonl(os.path.join(data, "moves.jsonl.gz"))), cal)
-    path = os.path.join(data, "calibration.json")
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(cal.to_dict(), fh, indent=1)
-        fh.write("\n")
-    if install:
-        shutil.copyfile(path, PACKAGED)
-        print(f"calibration: installed {path} as {PACKAGED}", file=sys.stderr)
+def fit_step(data: str) -> Calibration:
+    """The package's fit (``gallerist calibrate DATA``) of every (kind, players) map on
+    the training half; written as calibration.json in `data`, which the report reads."""
+    cal = fit_folder(data)
+    write_calibration(cal, os.path.join(data, "calibration.json"))
     return cal
 
 
@@ -506,8 +453,6 @@ def main(argv: list[str] | None = None) -> int:
                                      "model"))
     ap.add_argument("--quick", action="store_true", help="a small run (a few games per player count)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: every core)")
-    ap.add_argument("--install", action="store_true",
-                    help="fit: also install the fitted maps as the package's calibration.json")
     ap.add_argument("--data", default=DEFAULT_DATA, help="folder of the step files (default: %(default)s)")
     ap.add_argument("--model", help="model: the model file whose value search (mcts:eval=model) "
                                     "gets maps, written beside it as MODEL.calibration.json")
@@ -519,6 +464,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-ms", type=float, default=200.0,
                     help="model: the search's time a position (default 200, as the bots')")
     args = ap.parse_args(argv)
+    try:
+        return run_steps(args)
+    except CalibrationError as exc:   # a step's input missing: run the step before first
+        print(f"calibration: {exc}", file=sys.stderr)
+        return 2
+
+
+def run_steps(args: argparse.Namespace) -> int:
+    """Run the step (or every step) `args` names."""
     if args.step == "model":
         from calibration_model import model_step
 
@@ -535,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
         games = read_games(args.data)
         evaluate_moves(args.data, positions(games), games, args.workers, args.quick, SEED)
     if args.step in ("fit", "all"):
-        fit_step(args.data, args.install)
+        fit_step(args.data)
     if args.step in ("report", "all"):
         report_step(args.data, rounds=200 if args.quick else 1000)
     print(f"calibration {args.step}: {time.perf_counter() - t0:.0f} s", file=sys.stderr)

@@ -20,7 +20,8 @@ import sys
 from typing import Any
 
 from figures import write_json
-from gallerist.cli.load.driver import DEFAULT_OUT, run
+from gallerist.cli.load.driver import run
+from loadtest import RESULTS
 
 #: (budget mix, workers per server, replicas, SuggestMoves users, game players)
 MATRIX: list[tuple[str, int, int, int, int]] = [
@@ -72,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds per row (default 30)")
     parser.add_argument("--only", action="append", default=None, metavar="MIX",
                         help="only rows whose budget mix is this (repeatable)")
-    parser.add_argument("--out", default=DEFAULT_OUT, help="report directory")
+    parser.add_argument("--out", default=RESULTS, help="report directory (default bench/results)")
     parser.add_argument("--repeat", type=int, default=1,
                         help="runs per row; the one with the least other CPU is kept")
     parser.add_argument("--json", metavar="FILE", help="also write every summary here")

@@ -1,8 +1,9 @@
 """Record the load test's corpus: real decision points from bot games of 2, 3 and 4 players.
 
 Usage:
-    python bench/make_corpus.py                       # writes bench/corpus/states.jsonl.gz
-    python bench/make_corpus.py --games 4 --per-game 10 -o states.jsonl.gz
+    python bench/make_corpus.py -o cli/load/states.jsonl.gz   # re-record the packaged corpus
+    python bench/make_corpus.py --games 2 --per-game 20 -o states.jsonl.gz   # another one
+                                                      # (gallerist loadtest --corpus FILE)
 
 For each player count it plays `--games` whole games between bots (seats alternate
 ``mcts:iterations=200`` and ``greedy``, seeded, so the corpus is reproducible) through
@@ -20,7 +21,9 @@ compressed) is one object::
 where ``state`` is the position as a ``gallerist.v1.GameState`` in protobuf's JSON mapping
 (what ``GameState.to_json()`` and ``gallerist new`` write), and ``stage`` is "opening",
 "early", "mid", "late" or "final" by ``progress`` (the decision's index over the game's
-decision count). `bench/locustfile.py` reads the file with `load_corpus`.
+decision count). The load test's users (`gallerist.cli.load.users`) read it with
+`gallerist.cli.load.corpus.load_corpus`; the package ships the one recorded with the
+defaults (`cli/load/states.jsonl.gz`, 120 states, 40 KB).
 """
 from __future__ import annotations
 
@@ -35,10 +38,6 @@ from typing import Any
 from gallerist import engine
 from gallerist.engine.actions import decision_kind
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-#: Where the load test looks for its corpus.
-DEFAULT_CORPUS = os.path.join(ROOT, "bench", "corpus", "states.jsonl.gz")
 #: Bots of the recorded games, by seat (cycled).
 SEAT_BOTS = ("mcts:iterations=200", "greedy")
 
@@ -109,8 +108,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="decision points kept per game (default 10)")
     parser.add_argument("--seed", type=int, default=0,
                         help="base seed; game k of n players has seed base + 100 n + k")
-    parser.add_argument("-o", "--output", default=DEFAULT_CORPUS,
-                        help=f"output file (default {os.path.relpath(DEFAULT_CORPUS, ROOT)})")
+    parser.add_argument("-o", "--output", required=True,
+                        help="output file (the packaged corpus: cli/load/states.jsonl.gz)")
     args = parser.parse_args(argv)
     rows: list[dict[str, Any]] = []
     t0 = time.perf_counter()

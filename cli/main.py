@@ -1,6 +1,7 @@
 """The ``gallerist`` command line: serve hints, ask for hints, play and create games, run
-arenas, replay, record self-play, load-test and train a learned evaluation. This module
-builds the parser and dispatches; each command is a module of `cli.commands`.
+arenas, replay, record self-play, load-test, train a learned evaluation and fit the
+calibration. This module builds the parser and dispatches; each command is a module of
+`cli.commands`.
 
 Run ``gallerist --help`` or ``gallerist <command> --help``. ``gallerist demo`` starts the
 service on localhost, asks it for a hint for a mid-game position and prints it.
@@ -22,7 +23,7 @@ from gallerist.cli.commands.model_option import model_option
 from gallerist.server.demo_state import DemoPositionError
 from gallerist.server.status import ServiceError, status_of
 from gallerist.cli.commands import balancer_config
-from gallerist.cli.commands import generations, netplay
+from gallerist.cli.commands import calibrate, generations, netplay
 from gallerist.cli.commands import (CliError, analyze, apply, arena, bots, demo, hint,
                                        label, ladder, legal, levels, loadtest, new, play, replay,
                                        review, selfplay, serve, train)
@@ -48,6 +49,7 @@ examples:
   gallerist selfplay mcts:iterations=400 --players 2 --games 100 --workers 2 --out sp/
   gallerist label sp/ --playouts 100 --workers 2  add playout labels to the records
   gallerist train selfplay-dir --out model.npz    train a learned evaluation
+  gallerist calibrate bench/data/calibration --install   refit the hint numbers' maps
 
 exit status (every command):
   0    done
@@ -61,7 +63,8 @@ exit status (every command):
 
 #: The commands, in the order of ``gallerist --help``.
 COMMANDS = (serve, hint, play, bots, levels, new, legal, apply, demo, arena, ladder, replay, analyze,
-            review, selfplay, netplay, generations, label, train, loadtest, balancer_config)
+            review, selfplay, netplay, generations, label, train, calibrate, loadtest,
+            balancer_config)
 
 
 def version() -> str:

@@ -1,6 +1,7 @@
 """Calibration: the maps from a search's statistics to the numbers a hint reports
-(`maps`, shipped as `calibration.json`), their fit (`fit`), the scores of forecasts
-(`metrics`) and how settled a game is near its end (`endgame`)."""
+(`maps`, shipped as `calibration.json`), their fit (`fit`) and its run on a data folder
+(`fit_files`, ``gallerist calibrate``), the scores of forecasts (`metrics`) and how settled
+a game is near its end (`endgame`)."""
 from gallerist.ai._lazy import lazy_exports
 
 _EXPORTS = {

@@ -1,7 +1,7 @@
-"""Fitting the calibration maps of ai/calibration/maps.py on labelled positions (the
-bench/calibration.py `fit` step): the win map by maximum likelihood of who really won
-(scipy's L-BFGS on the conditional logit), the money map by least squares on every
-seat's real final money (numpy).
+"""Fitting the calibration maps of ai/calibration/maps.py on labelled positions (what
+`fit_files` runs on a data folder for ``gallerist calibrate``): the win map by maximum
+likelihood of who really won (scipy's L-BFGS on the conditional logit), the money map by
+least squares on every seat's real final money (numpy).
 """
 from __future__ import annotations
 

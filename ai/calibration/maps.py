@@ -4,7 +4,8 @@
 A `Calibration` applies the maps shipped as gallerist/ai/calibration/calibration.json
 (override: GALLERIST_CALIBRATION or `Calibration.load(path)`) once per reported move; it
 never touches the search. The maps' form, per statistic kind and player count, is in
-docs/hints.md ("The calibration maps"); bench/calibration.py fits them.
+docs/hints.md ("The calibration maps"); ``gallerist calibrate`` fits them (`fit_files`) on
+the labelled positions bench/calibration.py makes.
 """
 from __future__ import annotations
 
@@ -100,7 +101,7 @@ class Calibration:
                 text = fh.read()
         except FileNotFoundError:
             raise CalibrationError(f"calibration file {path} is missing (reinstall the package, "
-                                   f"or point {ENV_VAR} at a file bench/calibration.py fit "
+                                   f"or point {ENV_VAR} at a file gallerist calibrate "
                                    f"wrote)") from None
         except OSError as exc:
             raise CalibrationError(f"calibration file {path} cannot be read: {exc.strerror}") from None

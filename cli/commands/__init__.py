@@ -1,6 +1,6 @@
 """The commands of the ``gallerist`` command line, one module each: `serve`, `hint`,
 `play`, `bots`, `new`, `demo`, `arena`, `ladder`, `replay`, `analyze`, `selfplay`, `label`,
-`train` and `loadtest`.
+`train`, `calibrate` and `loadtest`, and a few more (`cli.main.COMMANDS` lists them all).
 Each module has `add(sub)`, which adds its subcommand to the parser
 (`server.cli.build_parser`), and `run(args)`, which runs it and returns the exit status.
 `options` holds the option groups several commands share.

@@ -1,5 +1,5 @@
 """The corpus of a load test: recorded positions of bot games (`bench/make_corpus.py`
-writes it)."""
+records one; the package ships `states.jsonl.gz`, 120 positions, beside this module)."""
 from __future__ import annotations
 
 import gzip
@@ -10,8 +10,8 @@ from typing import Any
 
 __all__ = ["CorpusState", "DEFAULT_CORPUS", "load_corpus"]
 
-#: The corpus of a source checkout, written by `bench/make_corpus.py`.
-DEFAULT_CORPUS = str(Path(__file__).resolve().parents[2] / "bench" / "corpus" / "states.jsonl.gz")
+#: The packaged corpus: decision points of every stage of 2-, 3- and 4-player bot games.
+DEFAULT_CORPUS = str(Path(__file__).resolve().with_name("states.jsonl.gz"))
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Load-test the GalleristAI service with locust: start servers, run locust headless,
-summarize, stop. `bench/loadtest.py` and ``gallerist loadtest`` run this driver; what it
+summarize, stop. ``gallerist loadtest`` and `bench/loadtest.py` run this driver; what it
 starts, prints and writes, the soak verdict and its exit statuses are in bench/README.md
-("Load test with locust").
+("Load test with locust"). Locust runs the packaged users (`users.py` beside this module)
+and everything runs in the reports' folder, so an installed package needs no checkout.
 """
 from __future__ import annotations
 
@@ -22,19 +23,16 @@ from gallerist.cli.load.mix import DEFAULT_BUDGETS, BudgetMix
 from gallerist.cli.load.report import format_summary, summarize
 from gallerist.cli.load.sampler import Sampler
 from gallerist.cli.load.server_view import scrape, server_view
-from gallerist.cli.load.servers import (ROOT, ServerProcess, balancer_in_front,
-                                           round_robin_target)
+from gallerist.cli.load.servers import ServerProcess, balancer_in_front, round_robin_target
 
-__all__ = ["CLI_OUT", "DEFAULT_OUT", "DESCRIPTION", "LOCUSTFILE", "add_arguments", "main",
-           "parse_duration", "run", "run_from_args", "write_summary"]
+__all__ = ["CLI_OUT", "DESCRIPTION", "LOCUSTFILE", "add_arguments", "parse_duration", "run",
+           "run_from_args", "write_summary"]
 
 DESCRIPTION = __doc__.split("\n\n", 1)[0].replace("\n", " ")
-BENCH = os.path.join(ROOT, "bench")
-#: The locust users (of a source checkout).
-LOCUSTFILE = os.path.join(BENCH, "locustfile.py")
-#: Where ``bench/loadtest.py`` writes its reports (and bench/capacity.py).
-DEFAULT_OUT = os.path.join(BENCH, "results")
-#: Where ``gallerist loadtest`` writes them: a folder of the current directory.
+#: The locust users, a module of this package that locust imports by its path.
+LOCUSTFILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "users.py")
+#: Where ``gallerist loadtest`` writes its reports: a folder of the current directory
+#: (``bench/loadtest.py`` passes bench/results).
 CLI_OUT = "loadtest-results"
 #: Seconds allowed for locust's start-up (imports, users' set-up) within its run time.
 LOCUST_STARTUP_S = 3.0
@@ -57,7 +55,7 @@ def locust_command(target: str, users: int, players: int, spawn_rate: float, sec
 
 def run(*, duration: float = 60.0, users: int | None = None, players: int = 1,
         spawn_rate: float = 10.0, workers: int = 2, replicas: int = 1,
-        budgets: str = DEFAULT_BUDGETS, retries: int = 5, out: str = DEFAULT_OUT,
+        budgets: str = DEFAULT_BUDGETS, retries: int = 5, out: str = CLI_OUT,
         name: str = "loadtest", soak: bool = False, sample_s: float | None = None,
         warmup_s: float | None = None, corpus: str = DEFAULT_CORPUS, hint_wait: float = 0.0,
         play_wait: float = 0.0, invalid_share: float = 0.0, server_args: list[str] | None = None,
@@ -78,7 +76,8 @@ def run(*, duration: float = 60.0, users: int | None = None, players: int = 1,
         soak: judge the memory series (see the module docstring).
         sample_s: seconds between memory samples (default 10 with soak, else 2).
         warmup_s: samples before this are not judged (default duration / 5, at most 60).
-        corpus, hint_wait, play_wait, invalid_share: passed to the locustfile.
+        corpus: the states of SuggestMoves (default: the packaged corpus).
+        hint_wait, play_wait, invalid_share: passed to the locust users.
         server_args: more ``gallerist serve`` options.
         server_nice: niceness added to the servers, so that locust, sharing their cores,
             gets a core as soon as it has work: otherwise its delays while both cores
@@ -90,8 +89,14 @@ def run(*, duration: float = 60.0, users: int | None = None, players: int = 1,
 
     Returns:
         The summary (also written to ``{out}/{name}_summary.json``).
+
+    Raises:
+        ValueError: a bad option or corpus; RuntimeError: locust missing or failed, a
+            server that did not start.
     """
     users = _checked_users(budgets, users, workers, replicas, players, duration, spawn_rate)
+    corpus = _checked_corpus(corpus)
+    _check_locust()
     say = (lambda *a, **k: None) if quiet else print
     prefix = _fresh_prefix(out, name)
     ramp_s = (users + players) / spawn_rate
@@ -147,10 +152,35 @@ def _checked_users(budgets: str, users: int | None, workers: int, replicas: int,
     return users
 
 
+def _check_locust() -> None:
+    """Locust and gevent are there to run the users (the ``load`` extra).
+
+    Raises:
+        RuntimeError: one is missing (before any server starts)."""
+    import importlib.util
+
+    missing = [name for name in ("locust", "gevent") if importlib.util.find_spec(name) is None]
+    if missing:
+        raise RuntimeError(f"the load test needs {' and '.join(missing)}: "
+                           "pip install 'gallerist-ai[load]'")
+
+
+def _checked_corpus(path: str) -> str:
+    """The corpus's absolute path (locust runs in the reports' folder), once it is a
+    readable file.
+
+    Raises:
+        ValueError: no such file (before any server starts)."""
+    path = os.path.abspath(path)
+    if not os.path.isfile(path) or not os.access(path, os.R_OK):
+        raise ValueError(f"--corpus {path}: not a readable file")
+    return path
+
+
 def _fresh_prefix(out: str, name: str) -> str:
     """The path prefix of a run's files in `out` (made if missing), after removing the
     files of an earlier run of that name that would be read as this run's. The prefix is
-    absolute: locust runs in the checkout, not in the current directory.
+    absolute, and locust and the servers run in that folder.
 
     Raises:
         ValueError: `out` cannot be made or written (before any server starts)."""
@@ -268,7 +298,9 @@ def _wait_locust(cmd: list[str], prefix: str, run_s: float, sampler: Sampler,
             tqdm(total=round(run_s), unit="s", desc="loadtest", file=sys.stderr,
                  disable=not progress, leave=False,
                  bar_format="{desc}: {percentage:3.0f}%|{bar}| {n}/{total} s") as bar:
-        locust = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        # in the reports' folder: locust puts its working directory on sys.path
+        locust = subprocess.Popen(cmd, cwd=os.path.dirname(prefix), stdout=log,
+                                  stderr=subprocess.STDOUT)
         sampler.watch_locust(locust.pid)
         sampler.start()
         t0 = time.monotonic()
@@ -349,10 +381,10 @@ def parse_duration(text: str | float) -> float:
     return total
 
 
-def add_arguments(p: argparse.ArgumentParser, *, out: str = DEFAULT_OUT,
+def add_arguments(p: argparse.ArgumentParser, *, out: str = CLI_OUT,
                   fail_on_missed_targets: bool = False) -> None:
-    """The options of the load test: those of ``bench/loadtest.py`` with the defaults,
-    those of ``gallerist loadtest`` with `out` = `CLI_OUT` and `fail_on_missed_targets`."""
+    """The options of the load test: those of ``gallerist loadtest`` with
+    `fail_on_missed_targets`, those of ``bench/loadtest.py`` with `out` = bench/results."""
     p.add_argument("--duration", default="60s",
                    help="load time after spawning: 90, 90s, 5m (default 60s)")
     p.add_argument("--users", type=int, default=None,
@@ -378,13 +410,16 @@ def add_arguments(p: argparse.ArgumentParser, *, out: str = DEFAULT_OUT,
                    help="seconds between one user's SuggestMoves calls (default 0)")
     p.add_argument("--play-wait", type=float, default=0.0,
                    help="seconds between one player's moves (default 0)")
-    p.add_argument("--corpus", default=DEFAULT_CORPUS, help="states for SuggestMoves")
+    p.add_argument("--corpus", default=DEFAULT_CORPUS,
+                   help="states for SuggestMoves, gzip-compressed JSON Lines as "
+                        "bench/make_corpus.py writes them (default: the packaged corpus, "
+                        "120 positions of 2-4 player games)")
     p.add_argument("--invalid-share", type=float, default=0.0,
                    help="fraction of SuggestMoves sent with a corrupted state, to check "
                         "that failures are counted (default 0)")
     p.add_argument("--out", default=out,
                    help=f"directory of the CSV, HTML and JSON reports, made if missing "
-                        f"(default {os.path.relpath(out, ROOT) if os.path.isabs(out) else out})")
+                        f"(default {_shown(out)})")
     p.add_argument("--fail-on-missed-targets", action=argparse.BooleanOptionalAction,
                    default=fail_on_missed_targets,
                    help="exit with status 1 when a time budget misses its latency target "
@@ -408,6 +443,12 @@ def add_arguments(p: argparse.ArgumentParser, *, out: str = DEFAULT_OUT,
                    help="run the servers N steps nicer than locust, which shares their "
                         "cores (default 0)")
     p.add_argument("--json", metavar="FILE", help="also write the summary here")
+
+
+def _shown(path: str) -> str:
+    """`path` as a help text shows it: relative to the current directory if inside it."""
+    relative = os.path.relpath(path) if os.path.isabs(path) else path
+    return path if relative.startswith("..") else relative
 
 
 def run_from_args(args: argparse.Namespace) -> int:
@@ -451,15 +492,3 @@ def run_status(summary: dict[str, Any], *, soak: bool, fail_on_missed_targets: b
     for problem in problems:
         print(f"error: {problem}", file=sys.stderr)
     return 1 if problems else 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python bench/loadtest.py``."""
-    parser = argparse.ArgumentParser(prog="loadtest", description=DESCRIPTION,
-                                     epilog="See the module docstring of bench/loadtest.py.")
-    add_arguments(parser)
-    return run_from_args(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

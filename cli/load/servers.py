@@ -14,13 +14,10 @@ import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 __all__ = ["SERVICE", "Front", "ServerProcess", "balancer_in_front", "round_robin_target"]
 
-#: The repository root (the servers run there).
-ROOT = str(Path(__file__).resolve().parents[2])
 #: Service name whose health is checked.
 SERVICE = "gallerist.v1.GalleristAI"
 
@@ -34,6 +31,7 @@ class ServerProcess:
         extra: more ``serve`` options.
         start_timeout: seconds to wait for the port and SERVING health.
         nice: added to the server's scheduling niceness (see `run`).
+        cwd: the server's working directory (default: the log file's folder).
 
     Attributes:
         address: "127.0.0.1:PORT" of the gRPC port.
@@ -41,14 +39,15 @@ class ServerProcess:
     """
 
     def __init__(self, workers: int, log_path: str, extra: list[str] | None = None,
-                 start_timeout: float = 30.0, nice: int = 0) -> None:
+                 start_timeout: float = 30.0, nice: int = 0, cwd: str | None = None) -> None:
         self.workers = workers
         self.log_path = log_path
         self._log = open(log_path, "w", encoding="utf-8")  # noqa: SIM115 - closed in stop()
         cmd = [sys.executable, "-m", "gallerist.cli", "serve", "--host", "127.0.0.1", "--port", "0",
                "--workers", str(workers), "--metrics-port", "0", "--log-level", "WARNING",
                *(extra or [])]
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self._log,
+        cwd = cwd or os.path.dirname(os.path.abspath(log_path))
+        self.proc = subprocess.Popen(cmd, cwd=cwd, stdout=self._log,
                                      stderr=subprocess.STDOUT,
                                      preexec_fn=(lambda: os.nice(nice)) if nice else None)
         try:

@@ -79,8 +79,7 @@ FOLLOWERS: dict[str, tuple[str, list[str], str]] = {
 #: Modules, not scripts -> the script whose run imports them (calibration.py's `model`
 #: step, which imports calibration_model.py, runs in tests/ai/calibration/test_model_maps.py).
 MODULES = {"figures.py": "search_bench.py", "positions.py": "search_bench.py",
-           "calibration_moves.py": "calibration.py", "calibration_model.py": "calibration.py",
-           "locustfile.py": "loadtest.py"}
+           "calibration_moves.py": "calibration.py", "calibration_model.py": "calibration.py"}
 
 
 def _repo_files() -> str:

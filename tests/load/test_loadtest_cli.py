@@ -56,17 +56,44 @@ def _parse(add: Any, argv: list[str]) -> argparse.Namespace:
 
 def test_defaults_of_the_two_entry_points() -> None:
     """`gallerist loadtest` writes into ./loadtest-results and fails on a missed target;
-    `bench/loadtest.py` writes into bench/results and reports it."""
+    `bench/loadtest.py` writes into bench/results and reports it. Both run the packaged
+    users on the packaged corpus."""
     from gallerist.cli.commands import loadtest
 
     sub = argparse.ArgumentParser().add_subparsers()
     loadtest.add(sub)
     cli = sub.choices["loadtest"].parse_args([])
     assert cli.out == "loadtest-results" and cli.fail_on_missed_targets is True
-    bench = _parse(driver.add_arguments, [])
+    bench_loadtest = _bench_module("loadtest")
+    bench = _parse(lambda p: driver.add_arguments(p, out=bench_loadtest.RESULTS), [])
     assert bench.out == os.path.join(str(ROOT), "bench", "results")
     assert bench.fail_on_missed_targets is False
     assert _parse(driver.add_arguments, ["--fail-on-missed-targets"]).fail_on_missed_targets
+    package = Path(driver.__file__).parent
+    assert Path(driver.LOCUSTFILE) == package / "users.py"
+    assert Path(cli.corpus) == package / "states.jsonl.gz" == Path(bench.corpus)
+    assert not (ROOT / "bench" / "locustfile.py").exists()
+
+
+def _bench_module(name: str) -> Any:
+    """bench/NAME.py as a module (bench's scripts import each other by bare name)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_missing_corpus_is_refused_before_any_server_starts(tmp_path: Path) -> None:
+    """--corpus names a file that is not there: status 2 naming it, and nothing ran."""
+    from gallerist.cli.main import main
+
+    code = main(["loadtest", "--corpus", str(tmp_path / "none.jsonl.gz"), "--out",
+                 str(tmp_path / "out"), "--duration", "1"])
+    assert code == 2
+    assert not (tmp_path / "out").exists()
 
 
 def test_reports_go_where_it_runs_with_progress(tmp_path: Path) -> None:
@@ -87,3 +114,21 @@ def test_reports_go_where_it_runs_with_progress(tmp_path: Path) -> None:
     # locust's run time leaves room for its start-up (on a busy machine a short run
     # used to end before any request): 5 s of load + LOCUST_STARTUP_S
     assert f" -t {5 + round(driver.LOCUST_STARTUP_S)}s " in summary["locust_command"]
+
+
+def test_without_locust_it_says_which_extra_to_install(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """An installed package without the `load` extra: status 1 naming the extra, before
+    any server starts."""
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "locust" else find_spec(name, *a))
+    from gallerist.cli.main import main
+
+    assert main(["loadtest", "--out", str(tmp_path / "out"), "--duration", "1"]) == 1
+    assert ("error: the load test needs locust: pip install 'gallerist-ai[load]'"
+            in capsys.readouterr().err)
+    assert not (tmp_path / "out").exists()

@@ -1,9 +1,9 @@
 """The load test: short headless locust runs against server subprocesses, and
-the pure helpers of `server.load`.
+the pure helpers of `cli.load`.
 
-Locust runs in a child process (`bench/loadtest.py` starts the servers and locust): its
-import monkey-patches the process with gevent, which must not happen to pytest's. No
-module of `server.load` imports locust.
+Locust runs in a child process (`bench/loadtest.py` starts the servers and locust on the
+packaged users, `cli/load/users.py`): its import monkey-patches the process with gevent,
+which must not happen to pytest's. No module of `cli.load` but `users` imports locust.
 """
 from __future__ import annotations
 
@@ -96,8 +96,10 @@ def test_interceptor_counts_bad_states_as_failures_with_status(tmp_path: Path) -
 
 def test_bad_options_exit_2(tmp_path: Path) -> None:
     """A bad budget mix is refused before anything starts."""
-    assert driver.main(["--budgets", "time_ms=abc", "--out", str(tmp_path)]) == 2
-    assert driver.main(["--duration", "0", "--out", str(tmp_path)]) == 2
+    from gallerist.cli.main import main
+
+    assert main(["loadtest", "--budgets", "time_ms=abc", "--out", str(tmp_path)]) == 2
+    assert main(["loadtest", "--duration", "0", "--out", str(tmp_path)]) == 2
 
 
 # ---------------------------------------------------------------------------- helpers

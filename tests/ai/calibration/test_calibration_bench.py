@@ -64,7 +64,7 @@ def test_fit_then_report_on_the_held_out_half(bench, tmp_path):
         fh.writelines(json.dumps(r) + "\n" for r in rows)
     (tmp_path / "final_turns.json").write_text(json.dumps(turns))
     _write_moves(tmp_path)
-    cal = bench.fit_step(str(tmp_path), install=False)
+    cal = bench.fit_step(str(tmp_path))
     again = Calibration.load(str(tmp_path / "calibration.json"))
     assert again.maps == cal.maps and again.turns[2] == pytest.approx(30)
     assert again.move_scales == cal.move_scales and set(cal.move_scales) == {"expectimax", "static"}
@@ -99,7 +99,7 @@ def test_soft_labels_average_the_real_game_and_its_continuations(bench, tmp_path
         fh.writelines(json.dumps(r) + "\n" for r in rows)
     (tmp_path / "final_turns.json").write_text(json.dumps(turns))
     _write_moves(tmp_path)
-    bench.fit_step(str(tmp_path), install=False)
+    bench.fit_step(str(tmp_path))
     todo = [bench.Position(2, r["game"], r["ply"], r["mover"], tuple(r["final_money"]),
                            tuple(r["final_win"])) for r in two if r["bot"] == "e"]
     # every continuation is won by seat 1

@@ -1,12 +1,14 @@
-"""Locust users for the GalleristAI gRPC service.
+"""Locust users for the GalleristAI gRPC service (package data of the load test: locust
+imports this file by its path, ``gallerist.cli.load.driver.LOCUSTFILE``).
 
 Run it through the driver, which starts the servers and summarizes the run::
 
-    python bench/loadtest.py --duration 60 --workers 2
+    gallerist loadtest --duration 60s --workers 2      # or python bench/loadtest.py
 
 or directly against a running server (``gallerist serve --host 127.0.0.1 --port 50051``)::
 
-    locust -f bench/locustfile.py --headless -u 3 -r 10 -t 60s --host 127.0.0.1:50051 \\
+    locust -f "$(python -c 'from gallerist.cli.load.driver import LOCUSTFILE; print(LOCUSTFILE)')" \\
+        --headless -u 3 -r 10 -t 60s --host 127.0.0.1:50051 \\
         --budgets "time_ms=10*2,iterations=1000" --players 1
 
 The host is a gRPC target: "HOST:PORT", or several servers behind client-side round-robin
@@ -15,8 +17,9 @@ load balancing, "ipv4:127.0.0.1:P1,127.0.0.1:P2" (one channel over both addresse
 
 Users:
 
-- `HintUser` asks `SuggestMoves` for positions of a recorded corpus (bench/corpus: decision
-  points of every stage of 2-, 3- and 4-player bot games; see `bench/make_corpus.py`), as
+- `HintUser` asks `SuggestMoves` for positions of a recorded corpus (the packaged
+  ``states.jsonl.gz`` beside this file, `corpus.DEFAULT_CORPUS`: decision points of every
+  stage of 2-, 3- and 4-player bot games, recorded by `bench/make_corpus.py`), as
   the seat to move (``perspective``), at a budget drawn from the mix (``--budgets``), back
   to back (``--hint-wait``).
 - `PlayerUser` plays whole games as a game client without a rules engine would: NewGame,
@@ -130,7 +133,7 @@ def _add_options(parser: Any) -> None:
     g.add_argument("--deadline-s", type=float, env_var="GALLERIST_DEADLINE_S",
                    default=d.deadline_s, help="deadline of every call, s (default 30)")
     g.add_argument("--corpus", type=str, env_var="GALLERIST_CORPUS", default=d.corpus,
-                   help="states for SuggestMoves (default bench/corpus/states.jsonl.gz)")
+                   help="states for SuggestMoves (default: the packaged corpus)")
     g.add_argument("--invalid-share", type=float, env_var="GALLERIST_INVALID_SHARE",
                    default=d.invalid_share,
                    help="fraction of SuggestMoves sent with a corrupted state (default 0)")
