@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gallerist import engine
-from gallerist.ai.bots.base import Analysis, MoveInfo
+from gallerist.ai.values import Analysis, MoveInfo
 from gallerist.engine.moves_text import seat_words
 from gallerist.engine.line_effects import (SCORING_WORDS, Reason, compare_lines, importance,
                                            line_effects, play_line, scoring_changes)

@@ -18,7 +18,7 @@ import os
 import time
 from pathlib import Path
 
-from gallerist.ai.bots.base import Budget
+from gallerist.ai.values import Budget
 from gallerist.ai.review.analysis import analyze_game
 from gallerist.ai.review.games import read_game
 

@@ -55,7 +55,7 @@ from tqdm import tqdm
 
 from gallerist import engine
 from gallerist.ai.arena.tournament import GameRecord, replay, run_local, schedule
-from gallerist.ai.bots.base import Budget
+from gallerist.ai.values import Budget
 from gallerist.ai.calibration.maps import PLAYER_COUNTS, Calibration, CalibrationError
 from gallerist.ai.calibration.fit_files import (  # noqa: F401 - the bench scripts' names
     SCORED_ONLY, fit_folder, held_out, read_jsonl, sample as _sample, training_turns,
@@ -208,9 +208,9 @@ def setup(spec: str, budget: Budget, players: int) -> str:
 @functools.lru_cache(maxsize=8)
 def _default_model_digest(players: int) -> str:
     """The first 16 hex digits of the sha256 of the model file whose value (eval=auto)
-    or prior the default bot takes at `players` (ai.learn.model_file.auto_value_files,
+    or prior the default bot takes at `players` (ai.net.packaged.auto_value_files,
     auto_prior_files), else of the default model file; "none" without one."""
-    from gallerist.ai.learn.model_file import (
+    from gallerist.ai.net.packaged import (
         auto_prior_files, auto_value_files, default_model_present, model_path,
     )
     from gallerist.ai.selfplay.records import sha256_file

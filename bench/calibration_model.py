@@ -21,7 +21,7 @@ import sys
 import time
 from typing import Any
 
-from gallerist.ai.bots.base import Budget
+from gallerist.ai.values import Budget
 from gallerist.ai.calibration.fit import fit
 from gallerist.ai.calibration.maps import Calibration
 from gallerist.ai.calibration.model_maps import KIND, MODEL_KINDS, write_model_maps

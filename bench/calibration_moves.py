@@ -21,7 +21,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from gallerist.ai.bots.base import Budget
+from gallerist.ai.values import Budget
 from gallerist.ai.bots.spec import make_bot
 
 #: Training-half 2-player positions analyzed (full run, --quick).

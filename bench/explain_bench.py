@@ -20,7 +20,7 @@ import statistics
 import time
 
 from gallerist import engine
-from gallerist.ai.bots.base import Budget
+from gallerist.ai.values import Budget
 from gallerist.ai.bots.spec import DEFAULT_BOT, make_bot
 from gallerist.ai.explain import MAX_EXPLAINED, explain_analysis
 from gallerist.ai.review.games import read_game

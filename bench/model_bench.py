@@ -28,7 +28,8 @@ import threading
 import time
 
 from gallerist import ai
-from gallerist.ai.learn.model_file import load_evaluator, random_arrays, save_model
+from gallerist.ai.net.model_file import random_arrays, save_model
+from gallerist.ai.net.packaged import load_evaluator
 from figures import write_json
 from positions import sample_states
 

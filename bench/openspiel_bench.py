@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 from gallerist import engine
 from gallerist.ai.arena.tournament import format_report, run_tournament
-from gallerist.ai.bots.base import Budget
+from gallerist.ai.values import Budget
 from gallerist.ai.bots.mcts import MctsBot
 from gallerist.ai.interop.openspiel_bots import OpenSpielMctsBot
 from figures import write_json

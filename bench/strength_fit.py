@@ -25,7 +25,7 @@ import os
 from collections import defaultdict
 from typing import Any
 
-from gallerist.ai.bots.base import Budget
+from gallerist.ai.values import Budget
 from gallerist.ai.review.analysis import LABELS, analyze_game, summary_line
 from gallerist.ai.review.games import game_from_record
 from gallerist.ai.review.strength import describe, fit

@@ -8,7 +8,7 @@ the held-out 2-player positions, the own seat's win probability of:
 - the constant 0.5;
 - the records' search estimate (``root_win``) and playout labels (``playout_win``), raw
   and calibrated (logistic regression on the logit, fitted on the training games);
-- each MODEL's win head (``ai.learn.model_file``'s NumPy forward pass),
+- each MODEL's win head (``ai.net.reference``'s NumPy forward pass),
 
 as the Brier score against the real outcome (win share), with 95% bootstrap intervals
 that resample whole games, and for the models also against the playout labels (how well
@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from gallerist.ai.calibration import metrics as fm  # noqa: E402
-from gallerist.ai.learn.model_file import load_model  # noqa: E402
+from gallerist.ai.net.model_file import load_model  # noqa: E402
 from gallerist.ai.learn.data import load_records, split_by_game  # noqa: E402
 
 

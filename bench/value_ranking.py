@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from gallerist.ai.selfplay import run as selfplay  # noqa: E402
 from gallerist.ai.search._rollout import playout_shares  # noqa: E402
-from gallerist.ai.learn.model_file import load_model  # noqa: E402
+from gallerist.ai.net.model_file import load_model  # noqa: E402
 from gallerist.ai.review.games import replay_selfplay  # noqa: E402
 from gallerist.ai.learn.data import load_records, split_by_game  # noqa: E402
 

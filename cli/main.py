@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from gallerist.ai.calibration.maps import CalibrationError
-from gallerist.ai.learn.model_file import ModelFileError
+from gallerist.ai.net.model_file import ModelFileError
 from gallerist.ai.signals import stop_on_signals
 from gallerist.cli.commands.model_option import model_option
 from gallerist.server.demo_state import DemoPositionError

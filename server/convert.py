@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from gallerist import engine
-from gallerist.ai.bots.base import Budget, MoveInfo
+from gallerist.ai.values import Budget, MoveInfo
 from gallerist.ai.explain import MAX_EXPLAINED, Explanation, explain_analysis
 from gallerist.engine.line_effects import Reason
 from gallerist.engine.actions import NOTATION, action_to_string, describe_decision, string_to_action

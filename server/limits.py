@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from gallerist.ai.calibration.maps import CalibrationError
-from gallerist.ai.learn.model_file import ModelFileError
-from gallerist.ai.bots.base import Bot, Budget
+from gallerist.ai.net.model_file import ModelFileError
+from gallerist.ai.bots.base import Bot
+from gallerist.ai.values import Budget
 from gallerist.ai.bots.spec import DEFAULT_BOT, declared_options, make_bot, parse_spec
 from gallerist.server.status import INVALID_ARGUMENT, ServiceError
 

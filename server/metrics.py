@@ -65,7 +65,7 @@ def build_labels() -> dict[str, str]:
     """The build info's labels: the package version and the sha256 prefixes of the packaged
     model files (priors, then value networks) and of the calibration file ("-": missing)."""
     from gallerist.ai.calibration.maps import Calibration
-    from gallerist.ai.learn.model_file import auto_prior_files, auto_value_files, model_label
+    from gallerist.ai.net.packaged import auto_prior_files, auto_value_files, model_label
 
     try:
         version = importlib.metadata.version("gallerist-ai")

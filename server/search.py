@@ -15,7 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from gallerist import engine
-from gallerist.ai.bots.base import MIN_SEARCH_MS, Analysis, Bot, Budget
+from gallerist.ai.bots.base import MIN_SEARCH_MS, Bot
+from gallerist.ai.values import Analysis, Budget
 from gallerist.ai.bots.spec import model_used, resolved_spec
 from gallerist.server.limits import Limits
 

@@ -22,9 +22,10 @@ import grpc
 from gallerist import engine
 from gallerist.engine.actions import action_to_string, describe_decision
 from gallerist.v1 import hints_pb2
-from gallerist.ai.bots.base import Bot, Budget
+from gallerist.ai.bots.base import Bot
+from gallerist.ai.values import Budget
 from gallerist.ai.bots.spec import bot_options
-from gallerist.ai.learn.model_file import ModelFileError
+from gallerist.ai.net.model_file import ModelFileError
 from gallerist.ai.review.analysis import analyze_position, position_seed
 from gallerist.server import convert
 from gallerist.server.hint_requests import hint_search

@@ -12,7 +12,7 @@ import grpc
 from connectrpc.code import Code
 
 from gallerist.ai.calibration.maps import CalibrationError
-from gallerist.ai.learn.model_file import ModelFileError
+from gallerist.ai.net.model_file import ModelFileError
 from gallerist.engine.errors import GalleristError
 
 __all__ = ["CANCELLED", "DEADLINE_EXCEEDED", "FAILED_PRECONDITION", "INTERNAL",

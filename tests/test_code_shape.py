@@ -14,10 +14,10 @@ def test_every_concept_of_ai_is_a_subpackage() -> None:
     are found from the folder tree."""
     for path in ("ai/search/_mcts.pyx", "ai/bots/mcts.py", "ai/calibration/maps.py",
                  "ai/arena/ratings.py", "ai/selfplay/records.py", "ai/review/analysis.py",
-                 "ai/learn/model_file.py", "ai/interop/openspiel_game.py"):
+                 "ai/learn/train.py", "ai/net/model_file.py", "ai/interop/openspiel_game.py"):
         assert (ROOT / path).is_file(), path
-    for package in ("search", "bots", "calibration", "learn", "selfplay", "arena", "review",
-                    "interop"):
+    for package in ("search", "bots", "calibration", "net", "learn", "selfplay", "arena",
+                    "review", "interop"):
         init = (ROOT / "ai" / package / "__init__.py").read_text()
         assert ast.get_docstring(ast.parse(init)), f"ai/{package}/__init__.py says what it holds"
 

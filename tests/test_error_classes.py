@@ -49,7 +49,7 @@ def test_errors_keep_their_standard_bases() -> None:
     """Callers that catch ValueError or ConnectionError still catch them."""
     from gallerist.ai.arena.records import RecordsError
     from gallerist.ai.bots.remote import RemoteError
-    from gallerist.ai.learn.model_file import ModelFileError
+    from gallerist.ai.net.model_file import ModelFileError
     from gallerist.ai.selfplay.records import SelfplayError
     from gallerist.server.limits import RequestError
 

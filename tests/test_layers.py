@@ -1,6 +1,8 @@
 """The packages stack in layers and their modules import without cycles: engine, then
 client, ai, server and cli, each importing only its own layer and the ones below it
-(docs/source.md); no module reaches itself through the module-level imports of others."""
+(docs/source.md); no module reaches itself through the module-level imports of others.
+Inside ai, the value types (ai/values.py) depend on the engine alone, and the network
+(ai/net/) and the compiled searches not on the training (ai/learn/)."""
 from __future__ import annotations
 
 import ast
@@ -52,9 +54,11 @@ def _pyx_imports(path: Path, *, top_level_only: bool, modules: dict[str, Path] |
     """`_imports` of a Cython module (`cimport`s are C-level and not counted)."""
     found = set()
     indent = "" if top_level_only else r"\s*"
-    for m in re.finditer(rf"^{indent}from (gallerist[\w.]*) import \(?([\w, \n]+)\)?",
+    # names in parentheses may span lines; without them, the line ends the import
+    for m in re.finditer(rf"^{indent}from (gallerist[\w.]*) import (?:\(([\w, \n]+)\)|([\w, ]+))",
                          path.read_text(), re.M):
-        names = [n.split(" as ")[0].strip() for n in m.group(2).split(",") if n.strip()]
+        names = [n.split(" as ")[0].strip() for n in (m.group(2) or m.group(3)).split(",")
+                 if n.strip()]
         subs = {f"{m.group(1)}.{n}" for n in names}
         known = {x for x in subs if modules is None or x in modules}
         found |= known
@@ -114,3 +118,28 @@ def test_no_import_cycle_between_modules():
         if node not in state:
             visit(node, [node])
     assert cycles == []
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def test_the_value_types_import_nothing_of_ai():
+    """ai/values.py (Budget, MoveInfo, PositionSummary, Analysis: what every layer passes
+    around) imports the engine and nothing of gallerist.ai (imports inside functions too)."""
+    found = _imports(ROOT / "ai" / "values.py", top_level_only=False)
+    assert "gallerist.engine.actions" in found
+    assert sorted(m for m in found if _within(m, "gallerist.ai")) == []
+
+
+def test_the_network_and_the_searches_do_not_import_the_training():
+    """gallerist.ai.net (the model file, the NumPy reference, the packaged networks) and
+    gallerist.ai.search (the C forward pass among them) import nothing of
+    gallerist.ai.learn: the training needs the network, not the other way round."""
+    wrong = []
+    for name, path in _modules().items():
+        if _within(name, "gallerist.ai.net") or _within(name, "gallerist.ai.search"):
+            wrong += [f"{path.relative_to(ROOT)} imports {target}"
+                      for target in _imports(path, top_level_only=False)
+                      if _within(target, "gallerist.ai.learn")]
+    assert wrong == []

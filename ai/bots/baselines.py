@@ -10,7 +10,8 @@ import numpy as np
 from gallerist import engine
 from gallerist.ai.search._evaluation import HeuristicEvaluator, evaluate
 from gallerist.ai.search._greedy import greedy_line, greedy_moves
-from gallerist.ai.bots.base import Analysis, BaseBot, Budget, MoveInfo, decision_player
+from gallerist.ai.bots.base import BaseBot, decision_player
+from gallerist.ai.values import Analysis, Budget, MoveInfo
 from gallerist.ai.bots.options import Option, Options
 from gallerist.engine.actions import action_to_string
 

@@ -11,9 +11,10 @@ from typing import Any
 from gallerist import engine
 from gallerist.ai.search._evaluation import WIN_TEMPERATURE, Evaluator, HeuristicEvaluator
 from gallerist.ai.search._expectimax import ExpectimaxEngine
-from gallerist.ai.bots.base import MIN_SEARCH_MS, Analysis, BaseBot, Budget, MoveInfo, decision_player
+from gallerist.ai.bots.base import MIN_SEARCH_MS, BaseBot, decision_player
+from gallerist.ai.values import Analysis, Budget, MoveInfo
 from gallerist.ai.bots.options import Option, Options
-from gallerist.ai.learn.model_file import check_model_eval, load_evaluator
+from gallerist.ai.net.packaged import load_evaluator
 from gallerist.engine.actions import action_to_string
 
 
@@ -70,7 +71,7 @@ class ExpectimaxBot(BaseBot):
                  **options: Any) -> None:
         o = self.OPTIONS.resolve(options)
         if o["eval"] == "model":
-            check_model_eval("expectimax", o["calibrated"], evaluator)
+            _check_model_eval(o["calibrated"], evaluator)
         self._use_calibration(o["calibrated"])
         self._use_playouts(o["playouts"])
         self.seed = seed
@@ -214,3 +215,14 @@ class ExpectimaxBot(BaseBot):
                 yield dataclasses.replace(last, final=False)
         assert last is not None
         yield last
+
+
+def _check_model_eval(calibrated: bool, evaluator: Any) -> None:
+    """The checks of eval=model: no calibration map exists for a network's estimates yet
+    (so calibrated=false is required rather than raw numbers reported as calibrated), and
+    an explicit evaluator would contradict it (ValueError)."""
+    if calibrated:
+        raise ValueError("expectimax option eval=model has no calibration map yet: add "
+                         "calibrated=false (the network's own estimates, reported raw)")
+    if evaluator is not None:
+        raise ValueError("expectimax: pass either an evaluator or eval=model, not both")

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gallerist import engine
-from gallerist.ai.bots.base import Analysis, BaseBot, Budget, MoveInfo
+from gallerist.ai.bots.base import BaseBot
+from gallerist.ai.values import Analysis, Budget, MoveInfo
 from gallerist.ai.bots.mcts import MctsBot
 from gallerist.ai.bots.options import Option, Options
 

@@ -12,10 +12,11 @@ from gallerist import engine
 from gallerist.ai.search._evaluation import WIN_TEMPERATURE, Evaluator, HeuristicEvaluator, MixEvaluator
 from gallerist.ai.search._mcts import MctsEngine
 from gallerist.ai.search._rollout import POLICIES, RolloutEvaluator
-from gallerist.ai.bots.base import MIN_SEARCH_MS, Analysis, BaseBot, Budget, MoveInfo, decision_player
+from gallerist.ai.bots.base import MIN_SEARCH_MS, BaseBot, decision_player
+from gallerist.ai.values import Analysis, Budget, MoveInfo
 from gallerist.ai.bots.options import Option, Options
 from gallerist.ai.calibration.model_maps import KIND as MODEL_KIND, model_maps_for
-from gallerist.ai.learn.model_file import (
+from gallerist.ai.net.packaged import (
     auto_priors, auto_value_files, default_model_present, load_evaluator,
 )
 from gallerist.engine.actions import action_to_string

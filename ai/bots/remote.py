@@ -15,7 +15,8 @@ from typing import Any
 import grpc
 
 from gallerist import engine
-from gallerist.ai.bots.base import Analysis, BaseBot, Budget, MoveInfo, decision_player
+from gallerist.ai.bots.base import BaseBot, decision_player
+from gallerist.ai.values import Analysis, Budget, MoveInfo
 from gallerist.engine.errors import GalleristError
 
 _OWN_OPTIONS = ("timeout", "token")

@@ -144,9 +144,9 @@ def resolved_spec(spec: str, bot: Any, num_players: int, budget: Any = None) -> 
 
 def model_used(bot: Any, num_players: int) -> str:
     """The model files `bot` reads searching a `num_players` game, as reports name them
-    ("default.npz@1a2b3c4d": file name and short sha256, `model_file.model_label`;
+    ("default.npz@1a2b3c4d": file name and short sha256, `net.packaged.model_label`;
     several comma-separated); "" when it reads none."""
-    from gallerist.ai.learn.model_file import model_label
+    from gallerist.ai.net.packaged import model_label
 
     files = getattr(bot, "model_files", lambda n: [])(num_players)
     return ",".join(model_label(f) for f in files)

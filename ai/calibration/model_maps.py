@@ -156,9 +156,9 @@ def load_model_maps(model: str | os.PathLike[str], model_sha256: str,
 
 def model_maps_for(model: str = "", kind: str = KIND) -> dict[int, SeatMap]:
     """The maps of `kind` of the model file a bot's ``model`` option names ("" : the
-    default one, ai.learn.model_file.model_path), checked against its sha256
+    default one, ai.net.packaged.model_path), checked against its sha256
     (`load_model_maps`)."""
-    from gallerist.ai.learn.model_file import model_path
+    from gallerist.ai.net.packaged import model_path
     from gallerist.ai.selfplay.records import sha256_file
 
     path = model_path(model)

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from gallerist import engine
-from gallerist.ai.bots.base import (Analysis, BaseBot, Budget, MoveInfo, MoveRestrictionError,
-                              decision_player)
+from gallerist.ai.bots.base import BaseBot, MoveRestrictionError, decision_player
+from gallerist.ai.values import Analysis, Budget, MoveInfo
 from gallerist.ai.bots.options import Option, Options
 from gallerist.engine.actions import action_to_string
 

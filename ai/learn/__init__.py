@@ -1,11 +1,7 @@
-"""The learned evaluation: the model file and its NumPy forward pass (`model_file`),
-training with JAX (`train`, its options, data and report) and the linear value."""
+"""The training of a network: with JAX (`train`, its options, data and report) and the
+linear value. The network and its model file are gallerist.ai.net."""
 from gallerist.ai._lazy import lazy_exports
 
-_EXPORTS = {
-    "Model": "model_file", "ModelFileError": "model_file", "load_model": "model_file",
-    "save_model": "model_file", "model_path": "model_file", "TrainingError": "options",
-    "load_records": "data", "train": "train",
-}
+_EXPORTS = {"TrainingError": "options", "load_records": "data", "train": "train"}
 __all__ = sorted(_EXPORTS)
 __getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -1,7 +1,7 @@
 """Training the learned evaluation with JAX and optax: a small network (a ReLU trunk and
 three heads: win shares, final money, policy) fitted to self-play records
 (`ai.learn.data`), with a held-out split by game and early stopping, exported as the model
-file (`ai.learn.model_file`). The network and its loss are in docs/training.md.
+file (`ai.net.model_file`). The network and its loss are in docs/training.md.
 
 JAX and optax are an optional extra (``pip install -e ".[train]"``); nothing else in the
 package imports this module.
@@ -24,7 +24,8 @@ import optax
 
 from gallerist import engine
 from gallerist.ai.learn import report as train_report
-from gallerist.ai.learn.model_file import SKIPS, save_model
+from gallerist.ai.net.model_file import save_model
+from gallerist.ai.net.reference import SKIPS
 from gallerist.ai.learn.data import SEATS, Dataset, load_records, split_by_game
 from gallerist.ai.selfplay.records import SelfplayError
 from gallerist.ai.learn.options import (DEFAULTS, HEADS, TrainingError, check_options,
@@ -75,7 +76,7 @@ def jax_forward(params: Any, obs: Any) -> tuple[jax.Array, jax.Array, jax.Array]
         params: the weights under the model file's names (``trunk_w{i}``, ``trunk_b{i}``,
             ``win_w``, ``win_b``, ``money_w``, ``money_b``, ``policy_w``, ``policy_b``):
             what `train` exports, the arrays of a model file, or a loaded model (an object
-            with ``arrays()`` returning them, as `ai.learn.model_file.Model`).
+            with ``arrays()`` returning them, as `ai.net.reference.Model`).
         obs: observations, shape (batch, observation_size) (or (observation_size,)).
 
     Returns:
@@ -259,7 +260,7 @@ def predict(params: Mapping[str, Any], obs: np.ndarray, size: int = 1024
 
 def export(path: str | Path, arrays: Mapping[str, Any], metadata: Mapping[str, Any]) -> None:
     """Write the model file: `arrays` (the header fields and the weights under their
-    names) and `metadata` (JSON), through `ai.learn.model_file.save_model`, which checks every
+    names) and `metadata` (JSON), through `ai.net.model_file.save_model`, which checks every
     key, shape and version before it writes (atomically)."""
     save_model(os.fspath(path), arrays, metadata)
 
@@ -343,7 +344,7 @@ def initial_weights(path: str, params: dict[str, Any], money_scale: float) -> di
     Raises:
         TrainingError: the file cannot be read, or its shapes or money scale differ.
     """
-    from gallerist.ai.learn.model_file import ModelFileError, load_model
+    from gallerist.ai.net.model_file import ModelFileError, load_model
 
     try:
         model = load_model(path)

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from gallerist import engine
-from gallerist.ai.bots.base import Analysis, Budget, MoveInfo, MoveRestrictionError
+from gallerist.ai.bots.base import MoveRestrictionError
+from gallerist.ai.values import Analysis, Budget, MoveInfo
 from gallerist.ai.explain import Explanation, explain_choice
 from gallerist.engine.line_effects import Reason
 from gallerist.ai.review.games import GameInput

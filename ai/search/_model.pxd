@@ -1,11 +1,12 @@
 # The learned evaluation: the network's weights in C arrays and its forward pass
-# (see _model.pyx; the file format and the NumPy reference are ai/learn/model_file.py).
+# (see _model.pyx; the file format is ai/net/model_file.py, the NumPy reference
+# ai/net/reference.py).
 from gallerist.engine._core cimport StateC, RngC, action_t
 from gallerist.ai.search._evaluation cimport Evaluator
 
 cdef enum:
-    MODEL_MAX_LAYERS = 8       # ai.learn.model_file.MAX_LAYERS
-    MODEL_MAX_WIDTH = 4096     # ai.learn.model_file.MAX_WIDTH: scratch buffers on the stack (32 KB)
+    MODEL_MAX_LAYERS = 8       # ai.net.model_file.MAX_LAYERS
+    MODEL_MAX_WIDTH = 4096     # ai.net.model_file.MAX_WIDTH: scratch buffers on the stack (32 KB)
     MODEL_SEATS = 4            # tensor seats of the value heads
     MODEL_VALUE_OUT = 8        # the value heads side by side: win logits 0..3, money 4..7
 
@@ -28,7 +29,7 @@ cdef const float* net_trunk(const NetC* net, const float* x, float* a, float* b)
 
 cdef class ModelEvaluator(Evaluator):
     cdef NetC net
-    cdef readonly object model     # the ai.learn.model_file.Model the weights were copied from
+    cdef readonly object model     # the ai.net.reference.Model the weights were copied from
     cdef void _free(self)
     cdef int _observe(self, const StateC* s, float* obs) noexcept nogil
     cdef void _value(self, const float* obs, const float* h, float* v) noexcept nogil

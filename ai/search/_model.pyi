@@ -2,7 +2,7 @@
 import numpy as np
 
 from gallerist.ai.search._evaluation import Evaluator
-from gallerist.ai.learn.model_file import Model
+from gallerist.ai.net.reference import Model
 from gallerist.engine.state import GameState
 
 class ModelEvaluator(Evaluator):

@@ -1,7 +1,7 @@
 # cython: language_level=3
 """The learned evaluation in C: `ModelEvaluator`, an Evaluator whose estimate is the
-network of a model file (ai/learn/model_file.py: its format, its checks and the NumPy
-reference forward pass `Model.forward`, which this one must equal).
+network of a model file (ai/net/model_file.py its format and its checks, ai/net/reference.py
+the NumPy reference forward pass `Model.forward`, which this one must equal).
 
 An evaluation fills the observation of the player to move (engine/_observation.pxd; at
 a chance point or a terminal state, that of the player whose turn it is, s.turn_player)
@@ -102,7 +102,7 @@ cdef float* _owned(arr) except NULL:
 
 cdef class ModelEvaluator(Evaluator):
     """The evaluation of a trained network (module docstring), from a validated
-    ai.learn.model_file.Model (`ModelEvaluator.load(path)` reads and checks a file).
+    ai.net.reference.Model (`ModelEvaluator.load(path)` reads and checks a file).
 
     Args:
         model: the network; its input size must be engine.OBSERVATION_SIZE and its layers
@@ -116,9 +116,10 @@ cdef class ModelEvaluator(Evaluator):
         memset(&self.net, 0, sizeof(NetC))
 
     def __init__(self, model, *, double win_temperature=WIN_TEMPERATURE):
-        from gallerist.ai.learn.model_file import MAX_LAYERS, MAX_WIDTH, NUM_ACTIONS as ACTIONS, Model
+        from gallerist.ai.net.model_file import MAX_LAYERS, MAX_WIDTH, NUM_ACTIONS as ACTIONS
+        from gallerist.ai.net.reference import Model
         if not isinstance(model, Model):
-            raise ValueError(f"ModelEvaluator needs an ai.learn.model_file.Model, got {type(model).__name__}")
+            raise ValueError(f"ModelEvaluator needs an ai.net.reference.Model, got {type(model).__name__}")
         super().__init__(win_temperature=win_temperature)
         assert MAX_LAYERS == MODEL_MAX_LAYERS and MAX_WIDTH == MODEL_MAX_WIDTH and ACTIONS == NUM_ACTIONS
         assert MODEL_MAX_WIDTH <= GALLERIST_DENSE_MAX_IN and OBSERVATION_SIZE <= GALLERIST_DENSE_MAX_IN
@@ -150,9 +151,9 @@ cdef class ModelEvaluator(Evaluator):
 
     @staticmethod
     def load(path):
-        """The evaluator of a model file (ai.learn.model_file.ModelFileError naming the file
+        """The evaluator of a model file (ai.net.model_file.ModelFileError naming the file
         and the mismatch)."""
-        from gallerist.ai.learn.model_file import load_model
+        from gallerist.ai.net.model_file import load_model
         return ModelEvaluator(load_model(path))
 
     cdef void _free(self):

@@ -73,7 +73,7 @@ class LoopResult:
 def gate_spec(model: str, iterations: int) -> str:
     """The bot of a generation in its gate: the network's own search as self-play runs it
     (a policy-only model values by its money head alone: margin_weight=1), raw numbers."""
-    from gallerist.ai.learn.model_file import load_evaluator
+    from gallerist.ai.net.packaged import load_evaluator
     from gallerist.ai.selfplay.netplay import value_kind
 
     margin = ",margin_weight=1" if value_kind(load_evaluator(model)) == "money" else ""

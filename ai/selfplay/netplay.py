@@ -48,7 +48,7 @@ def model_for(players: int, model: str = "") -> str:
     Raises:
         SelfplayError: `model` missing, or no packaged model for `players`.
     """
-    from gallerist.ai.learn.model_file import auto_prior_files
+    from gallerist.ai.net.packaged import auto_prior_files
 
     if model:
         if not os.path.isfile(model):
@@ -125,7 +125,7 @@ def play_netplay_game(game: GameSpec) -> tuple[int, dict[str, np.ndarray]]:
         GameFailed: anything went wrong; the message names the game and the cause.
     """
     from gallerist.ai.arena.play import draw_chance
-    from gallerist.ai.learn.model_file import load_evaluator
+    from gallerist.ai.net.packaged import load_evaluator
 
     assert isinstance(game, NetplayGame)
     try:
@@ -297,7 +297,7 @@ def _reopen_short(out: Path, manifest: dict[str, Any], size: int,
 
 def _expected(players: int, seed: int, model: str, options: dict[str, Any]) -> dict[str, Any]:
     """The manifest fields a continuing run must share."""
-    from gallerist.ai.learn.model_file import load_evaluator
+    from gallerist.ai.net.packaged import load_evaluator
 
     kind = value_kind(load_evaluator(model))
     return {"players": players, "seed": seed, "model_sha256": sha256_file(model),

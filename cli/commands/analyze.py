@@ -181,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
     """``gallerist analyze``."""
     from tqdm import tqdm
 
-    from gallerist.ai.bots.base import Budget
+    from gallerist.ai.values import Budget
     from gallerist.ai.review.analysis import analyze_game, header_line, summary_line
     from gallerist.ai.review.games import GameInputError, read_game
     from gallerist.ai.bots.spec import model_used, resolved_spec

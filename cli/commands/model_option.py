@@ -9,7 +9,8 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from gallerist.ai.learn.model_file import ENV_VAR, ModelFileError, load_model
+from gallerist.ai.net.model_file import ModelFileError, load_model
+from gallerist.ai.net.packaged import ENV_VAR
 from gallerist.cli.commands import CliError
 
 __all__ = ["add_model_option", "model_option"]

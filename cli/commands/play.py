@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from gallerist import engine
-from gallerist.ai.bots.base import Budget
+from gallerist.ai.values import Budget
 from gallerist.ai.bots.mcts import MctsBot
 from gallerist.ai.words import counted
 from gallerist.engine.actions import action_to_string, decision_kind

@@ -15,7 +15,7 @@ import numpy as np
 
 from gallerist import engine
 from gallerist.ai.arena.records import GameRecord, new_run_id
-from gallerist.ai.bots.base import Budget
+from gallerist.ai.values import Budget
 from gallerist.ai.arena.play import draw_chance
 from gallerist.ai.words import counted, plural
 from gallerist.engine.actions import (NOTATION, action_to_string, decision_kind,

@@ -8,7 +8,7 @@ import os
 from typing import Any
 
 from gallerist.ai.calibration.maps import Calibration, CalibrationError
-from gallerist.ai.learn.model_file import ModelFileError
+from gallerist.ai.net.model_file import ModelFileError
 from gallerist.server.app import DEFAULT_PORT, GalleristServer, serve
 from gallerist.cli.commands import CliError
 from gallerist.cli.commands.games_options import (add_games_options, games_option_args,

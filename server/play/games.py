@@ -10,7 +10,7 @@ import numpy as np
 
 from gallerist import engine
 from gallerist.ai.arena.play import draw_chance
-from gallerist.ai.bots.base import Budget
+from gallerist.ai.values import Budget
 from gallerist.server.limits import RequestError
 from gallerist.server.play.store import GameRecord
 from gallerist.server.status import FAILED_PRECONDITION, NOT_FOUND, ServiceError

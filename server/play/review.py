@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from gallerist.ai.bots.base import Budget
+from gallerist.ai.values import Budget
 from gallerist.ai.bots.spec import model_used, resolved_spec
 from gallerist.ai.review.analysis import analyze_game, header_line, summary_line
 from gallerist.ai.review.games import game_from_moves

@@ -14,7 +14,8 @@ from typing import Any
 import grpc
 
 from gallerist import engine
-from gallerist.ai.bots.base import Bot, Budget
+from gallerist.ai.bots.base import Bot
+from gallerist.ai.values import Budget
 from gallerist.ai.bots.spec import bot_options
 from gallerist.engine.actions import action_to_string, describe_decision
 from gallerist.engine.moves_text import seat_words

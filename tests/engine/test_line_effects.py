@@ -7,7 +7,7 @@ from __future__ import annotations
 from helpers import A, IM, MC, SO, build, clean_raw, place_assistant, place_gallerist
 from test_rules_sales import _sell_position
 
-from gallerist.ai.bots.base import MoveInfo
+from gallerist.ai.values import MoveInfo
 from gallerist.ai.explain import explain_move
 from gallerist.engine.actions import string_to_action
 from gallerist.engine.line_effects import compare_lines, line_effects, play_line, scoring_changes

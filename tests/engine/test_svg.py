@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from gallerist import engine
-from gallerist.ai.bots.base import MoveInfo
+from gallerist.ai.values import MoveInfo
 from gallerist.engine.svg import WIDTH, hint_target
 
 NS = {"s": "http://www.w3.org/2000/svg"}

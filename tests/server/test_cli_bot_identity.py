@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gallerist.ai.learn.model_file import auto_value_files, model_label
+from gallerist.ai.net.packaged import auto_value_files, model_label
 from gallerist.ai.bots.spec import parse_spec
 from gallerist.server import GalleristServer
 from gallerist.cli.main import main

@@ -22,7 +22,7 @@ from gallerist import engine
 from gallerist.engine.actions import action_to_string
 from gallerist.server import GalleristServer
 from gallerist.server.play.servicer import seat_words
-from gallerist.ai.bots.base import Budget
+from gallerist.ai.values import Budget
 from gallerist.v1 import play_pb2, play_pb2_grpc, state_pb2
 
 PLAY = "/gallerist.v1.GalleristPlay/"

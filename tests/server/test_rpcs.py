@@ -317,7 +317,7 @@ def test_hints_name_the_resolved_bot_and_its_model(client: HintClient,
     and the mixed leaf with the packaged value network, named with its short sha256, in
     SuggestMoves, every AnalyzeStream report and every AnalyzedPosition; at 4 players UCT,
     a rollout leaf and no model; a bot without a model names none."""
-    from gallerist.ai.learn.model_file import auto_value_files, model_label
+    from gallerist.ai.net.packaged import auto_value_files, model_label
     from gallerist.ai.bots.spec import bot_options, parse_spec
     r = client.suggest(hint_request(demo, iterations=50))
     assert r.bot == "mcts"

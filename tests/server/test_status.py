@@ -8,7 +8,7 @@ from connectrpc.code import Code
 from connectrpc.errors import ConnectError
 from server_testlib import running_server
 
-from gallerist.ai.learn.model_file import ModelFileError
+from gallerist.ai.net.model_file import ModelFileError
 from gallerist.client import HintClient
 from gallerist.server import status as st
 from gallerist.server.limits import RequestError

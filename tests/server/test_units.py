@@ -8,7 +8,7 @@ import pytest
 
 from gallerist import engine
 from gallerist.ai import make_bot
-from gallerist.ai.bots.base import Budget
+from gallerist.ai.values import Budget
 from gallerist.server.convert import state_error
 from gallerist.server.limits import Limits, RequestError, check_budget, check_interval, check_spec
 from gallerist.server.search import Search, resolve_budget

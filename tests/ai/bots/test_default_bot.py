@@ -13,9 +13,10 @@ import re
 import pytest
 
 from gallerist import ai, engine
-from gallerist.ai.learn.model_file import (
-    ENV_VAR, ModelFileError, load_model, random_arrays, save_model, trained_player_counts,
+from gallerist.ai.net.model_file import (
+    ModelFileError, load_model, random_arrays, save_model, trained_player_counts,
 )
+from gallerist.ai.net.packaged import ENV_VAR
 from gallerist.ai.bots.spec import DEFAULT_BOT
 from gallerist.cli.main import main
 from gallerist.server.limits import Limits
@@ -98,7 +99,7 @@ def test_a_model_without_player_counts_is_used_at_every_count(tmp_path):
 
 
 def test_without_any_model_prior_auto_is_uct(monkeypatch, tmp_path):
-    monkeypatch.setattr("gallerist.ai.learn.model_file.PACKAGED", str(tmp_path / "none.npz"))
+    monkeypatch.setattr("gallerist.ai.net.packaged.PACKAGED", str(tmp_path / "none.npz"))
     monkeypatch.delenv(ENV_VAR, raising=False)
     bot = ai.make_bot(DEFAULT_BOT, seed=1)
     assert bot.network is None and not any(bot.uses_prior(n) for n in (1, 2, 3, 4))
@@ -179,7 +180,7 @@ def packaged_pair(monkeypatch, tmp_path):
     two = _model(folder / "default.npz", [2])
     save_model(str(folder / "default-3p.npz"), random_arrays((16, 8), seed=5),
                {"data": [{"dir": "sp-3p", "games": 10, "players": 3}], "players": None})
-    monkeypatch.setattr("gallerist.ai.learn.model_file.PACKAGED", two)
+    monkeypatch.setattr("gallerist.ai.net.packaged.PACKAGED", two)
     monkeypatch.delenv(ENV_VAR, raising=False)
     return two, str(folder / "default-3p.npz")
 

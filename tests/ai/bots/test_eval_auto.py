@@ -13,9 +13,8 @@ from gallerist import ai, engine
 from gallerist.ai.bots.spec import resolved_spec
 from gallerist.ai.calibration.maps import CalibrationError, SeatMap
 from gallerist.ai.calibration.model_maps import side_path, write_model_maps
-from gallerist.ai.learn.model_file import (
-    ENV_VAR, ModelFileError, auto_value_files, random_arrays, save_model, value_folder,
-)
+from gallerist.ai.net.model_file import ModelFileError, random_arrays, save_model
+from gallerist.ai.net.packaged import ENV_VAR, auto_value_files, value_folder
 from gallerist.ai.selfplay.records import sha256_file
 
 MIX_MAP = SeatMap(win=(0.8, 0.1, 0.05, 0.02, -0.1, 0.0), money=(20.0, 0.8, -10.0, 0.1))
@@ -38,7 +37,7 @@ def package(monkeypatch, tmp_path):
     folder = tmp_path / "models"
     (folder / "value").mkdir(parents=True)
     prior = _model(folder / "default.npz", 2, win_weight=0, maps=False)
-    monkeypatch.setattr("gallerist.ai.learn.model_file.PACKAGED", prior)
+    monkeypatch.setattr("gallerist.ai.net.packaged.PACKAGED", prior)
     monkeypatch.delenv(ENV_VAR, raising=False)
     return prior, _model(folder / "value" / "v2.npz", 2)
 
@@ -131,7 +130,7 @@ def test_the_packaged_value_networks_come_from_the_value_folder(package):
 
 
 def test_without_a_value_folder_eval_auto_is_a_rollout(monkeypatch, tmp_path):
-    monkeypatch.setattr("gallerist.ai.learn.model_file.PACKAGED", str(tmp_path / "none.npz"))
+    monkeypatch.setattr("gallerist.ai.net.packaged.PACKAGED", str(tmp_path / "none.npz"))
     monkeypatch.delenv(ENV_VAR, raising=False)
     assert auto_value_files() == {}
     s = decision(2)

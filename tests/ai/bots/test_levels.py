@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from gallerist.ai.bots.base import MoveInfo
+from gallerist.ai.values import MoveInfo
 from gallerist.ai.bots.levels import (LEVELS, LevelRating, Setting, setting_for_elo,
                                       skill_pick)
 from gallerist.ai.bots.spec import make_bot, parse_spec, resolved_spec

@@ -4,7 +4,7 @@ resolved spec, the budget it applied."""
 from __future__ import annotations
 
 from gallerist import engine
-from gallerist.ai.bots.base import Budget
+from gallerist.ai.values import Budget
 from gallerist.ai.bots.spec import make_bot, parse_spec, resolved_spec
 from gallerist.server.limits import Limits
 from gallerist.server.search import Search, resolve_budget

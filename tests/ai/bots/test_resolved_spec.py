@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from gallerist.ai.learn.model_file import PACKAGED, model_label
+from gallerist.ai.net.packaged import PACKAGED, model_label
 from gallerist.ai.bots.spec import bot_options, make_bot, model_used, parse_spec, resolved_spec
 
 MODELS = os.path.dirname(PACKAGED)

@@ -119,10 +119,9 @@ def test_the_default_bots_rows_name_the_model_file_they_searched_with(bench, tmp
     the model."""
     import shutil
 
-    from gallerist.ai.bots.base import Budget
-    from gallerist.ai.learn.model_file import (
-        ENV_VAR, PACKAGED, auto_value_files, random_arrays, save_model,
-    )
+    from gallerist.ai.values import Budget
+    from gallerist.ai.net.model_file import random_arrays, save_model
+    from gallerist.ai.net.packaged import ENV_VAR, PACKAGED, auto_value_files
     from gallerist.ai.selfplay.records import sha256_file
 
     budget = Budget(time_ms=200)

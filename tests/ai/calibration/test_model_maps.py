@@ -18,7 +18,7 @@ from gallerist.ai.calibration.maps import PACKAGED, Calibration, CalibrationErro
 from gallerist.ai.calibration.model_maps import (
     KIND, load_model_maps, model_maps_for, side_path, write_model_maps,
 )
-from gallerist.ai.learn.model_file import random_arrays, save_model
+from gallerist.ai.net.model_file import random_arrays, save_model
 from gallerist.ai.selfplay.records import sha256_file
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")

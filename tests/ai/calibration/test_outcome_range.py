@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gallerist import engine
 from gallerist.ai.arena.play import play_game
-from gallerist.ai.bots.base import Budget
+from gallerist.ai.values import Budget
 from gallerist.ai.bots.spec import make_bot
 
 

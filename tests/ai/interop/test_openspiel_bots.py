@@ -9,7 +9,7 @@ import pytest
 
 from gallerist import engine
 from gallerist.ai.arena.tournament import replay, run_tournament
-from gallerist.ai.bots.base import Analysis
+from gallerist.ai.values import Analysis
 from gallerist.ai.interop.openspiel_bots import OpenSpielMctsBot, OpenSpielRandomBot
 from gallerist.ai.bots.spec import BOTS, bot_options, make_bot
 

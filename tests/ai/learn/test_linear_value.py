@@ -23,7 +23,8 @@ def test_selfplay_then_linear_value_training_gives_a_value_the_search_uses(tmp_p
     card = json.loads((tmp_path / "lin.card.json").read_text())
     assert card["linear_value"]["penalty"] == 100.0
     from gallerist.ai import make_bot
-    from gallerist.ai.learn.model_file import load_evaluator, load_model
+    from gallerist.ai.net.model_file import load_model
+    from gallerist.ai.net.packaged import load_evaluator
 
     m = load_model(str(model))
     assert m.win_skip is not None and not m.win_w.any()

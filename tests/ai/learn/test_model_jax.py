@@ -8,7 +8,7 @@ import pytest
 
 from gallerist import engine
 from gallerist.ai.search._model import ModelEvaluator
-from gallerist.ai.learn.model_file import load_model, random_arrays, save_model
+from gallerist.ai.net.model_file import load_model, random_arrays, save_model
 from gallerist.ai.learn.train import jax_forward
 
 

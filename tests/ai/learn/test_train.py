@@ -495,7 +495,8 @@ def test_linear_value_makes_the_value_heads_linear_in_the_observation(records, t
     win forecast beats the constant on the held-out games (the synthetic outcome is a
     linear function of the observation); the card names the penalty, the search loads
     it as a value (win_weight 0 is then no refusal); the option is checked by name."""
-    from gallerist.ai.learn.model_file import load_evaluator, load_model
+    from gallerist.ai.net.model_file import load_model
+    from gallerist.ai.net.packaged import load_evaluator
 
     out = tmp_path / "linear.npz"
     card = tr.train([records], out, **{**TINY, "win_weight": 0.0, "linear_value": 10.0})

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gallerist import ai, engine
-from gallerist.ai.bots.base import Analysis, Budget, MoveInfo
+from gallerist.ai.values import Analysis, Budget, MoveInfo
 from gallerist.ai.review.analysis import (
     BIGGEST_MISTAKES,
     PLAYED_SHARE,

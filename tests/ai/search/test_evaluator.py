@@ -101,7 +101,7 @@ def test_a_model_rollout_draws_its_moves_from_the_networks_policy(tmp_path) -> N
     rollout play it (the inner evaluator, one decision on, sees the position after it);
     a high temperature flattens the draw toward uniform."""
     from gallerist.ai.search._model import ModelEvaluator
-    from gallerist.ai.learn.model_file import load_model, random_arrays, save_model
+    from gallerist.ai.net.model_file import load_model, random_arrays, save_model
     s = random_decision_states(2, 1, seed=7)[0]
     legal = s.legal_actions()
     assert len(legal) >= 3
@@ -139,7 +139,7 @@ def test_a_model_rollout_draws_only_its_first_model_steps_from_the_policy(tmp_pa
     both: nearly always with k = 0 (every decision) or 2, about half the time with k = 1
     (the second of two legal moves drawn uniformly)."""
     from gallerist.ai.search._model import ModelEvaluator
-    from gallerist.ai.learn.model_file import load_model, random_arrays, save_model
+    from gallerist.ai.net.model_file import load_model, random_arrays, save_model
     s = random_decision_states(2, 1, seed=7)[0]
     first = s.legal_actions()[-1]
     after = s.copy()

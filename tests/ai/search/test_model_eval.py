@@ -10,7 +10,8 @@ import pytest
 
 from gallerist import engine
 from gallerist.ai.search._model import ModelEvaluator
-from gallerist.ai.learn.model_file import NUM_SEATS, load_model, random_arrays, save_model, validate
+from gallerist.ai.net.model_file import load_model, random_arrays, save_model, validate
+from gallerist.ai.net.reference import NUM_SEATS
 from gallerist.engine.state import SOLO_RETURN_SCALE
 
 TOL = dict(rtol=1e-5, atol=1e-5)
@@ -173,7 +174,7 @@ def test_the_evaluator_owns_its_weights(tmp_path):
 
 
 def test_the_evaluator_takes_only_a_validated_model():
-    with pytest.raises(ValueError, match="ai.learn.model_file.Model"):
+    with pytest.raises(ValueError, match="ai.net.reference.Model"):
         ModelEvaluator({"trunk_w0": np.zeros((3, 3))})
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from gallerist import ai, engine
 from gallerist.ai.bots.mcts import MctsBot
-from gallerist.ai.learn.model_file import ModelFileError, random_arrays, save_model
+from gallerist.ai.net.model_file import ModelFileError, random_arrays, save_model
 from gallerist.ai.arena.play import play_game
 from gallerist.cli.main import main
 from gallerist.server.limits import Limits, RequestError, check_spec
@@ -213,13 +213,13 @@ def test_a_policy_only_model_is_refused_as_a_value_and_taken_as_a_prior(tmp_path
 
 
 def test_without_a_packaged_model_the_bot_asks_for_a_path(monkeypatch, tmp_path):
-    monkeypatch.setattr("gallerist.ai.learn.model_file.PACKAGED", str(tmp_path / "default.npz"))
+    monkeypatch.setattr("gallerist.ai.net.packaged.PACKAGED", str(tmp_path / "default.npz"))
     with pytest.raises(ModelFileError, match="no model: pass model=PATH"):
         ai.make_bot("mcts:prior=model")
 
 
 def test_the_packaged_default_is_used_when_no_path_is_given(monkeypatch, tmp_path, tiny):
-    monkeypatch.setattr("gallerist.ai.learn.model_file.PACKAGED", tiny)
+    monkeypatch.setattr("gallerist.ai.net.packaged.PACKAGED", tiny)
     bot = ai.make_bot("mcts:prior=model,iterations=10")
     assert bot.network.model.source == tiny
 

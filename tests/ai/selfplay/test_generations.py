@@ -78,7 +78,7 @@ def test_the_gate_plays_a_policy_only_model_by_its_money_head() -> None:
     """The packaged prior (no trained win head) plays its gate with margin_weight=1, which
     the mcts bot accepts; a bot that needs the win head still refuses it."""
     from gallerist import ai
-    from gallerist.ai.learn.model_file import auto_prior_files
+    from gallerist.ai.net.packaged import auto_prior_files
 
     prior = auto_prior_files()[2]
     spec = gate_spec(prior, 8)

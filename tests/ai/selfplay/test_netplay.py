@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from gallerist.ai.learn.data import load_records
-from gallerist.ai.learn.model_file import random_arrays, save_model
+from gallerist.ai.net.model_file import random_arrays, save_model
 from gallerist.ai.selfplay import compact, netplay
 from gallerist.cli.main import main
 

@@ -12,7 +12,8 @@ import pytest
 
 from gallerist import engine
 from gallerist.ai.selfplay import run as selfplay
-from gallerist.ai.bots.base import Analysis, BaseBot, MoveInfo
+from gallerist.ai.bots.base import BaseBot
+from gallerist.ai.values import Analysis, MoveInfo
 from gallerist.ai.selfplay.run import (NUM_ACTIONS, SelfplayError, game_seed, read_manifest, read_shard,
                                    run_selfplay)
 from gallerist.cli.main import main

@@ -1,4 +1,4 @@
-"""The model file (ai/learn/model_file.py): save_model writes what load_model reads back, and
+"""The model file (ai/net/model_file.py): save_model writes what load_model reads back, and
 every way a file can be wrong is a ModelFileError naming the file and the mismatch."""
 from __future__ import annotations
 
@@ -9,8 +9,11 @@ import numpy as np
 import pytest
 
 from gallerist import engine
-from gallerist.ai.learn.model_file import (FORMAT, FORMAT_VERSION, MAX_WIDTH, NUM_ACTIONS, ModelFileError,
-                                     load_evaluator, load_model, random_arrays, save_model)
+from gallerist.ai.net.model_file import (
+    FORMAT, FORMAT_VERSION, MAX_WIDTH, NUM_ACTIONS, ModelFileError, load_model, random_arrays,
+    save_model,
+)
+from gallerist.ai.net.packaged import load_evaluator
 
 
 @pytest.fixture()

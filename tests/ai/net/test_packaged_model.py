@@ -12,7 +12,8 @@ import os
 import pytest
 
 from gallerist import ai, engine
-from gallerist.ai.learn.model_file import PACKAGED, ModelFileError, load_model, trained_player_counts
+from gallerist.ai.net.model_file import ModelFileError, load_model, trained_player_counts
+from gallerist.ai.net.packaged import PACKAGED
 
 SOLO = os.path.join(os.path.dirname(PACKAGED), "default-1p.npz")
 THREE = os.path.join(os.path.dirname(PACKAGED), "default-3p.npz")

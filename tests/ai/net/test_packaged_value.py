@@ -10,12 +10,11 @@ import json
 import os
 
 from gallerist import ai, engine
-from gallerist.ai.bots.base import MoveInfo
+from gallerist.ai.values import MoveInfo
 from gallerist.ai.bots.spec import DEFAULT_BOT
 from gallerist.ai.calibration.model_maps import load_model_maps, side_path
-from gallerist.ai.learn.model_file import (
-    auto_value_files, load_model, trained_player_counts, value_folder, value_trained,
-)
+from gallerist.ai.net.model_file import load_model, trained_player_counts, value_trained
+from gallerist.ai.net.packaged import auto_value_files, value_folder
 from gallerist.ai.selfplay.records import sha256_file
 
 VALUE = os.path.join(value_folder(), "value-2p.npz")

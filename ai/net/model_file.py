@@ -1,24 +1,24 @@
-"""The model file: a trained evaluation network as a NumPy `.npz` (`save_model`,
-`load_model`), its checks (`ModelFileError` names the file and the mismatch) and the NumPy
-reference forward pass (`Model.forward`, the specification of ai/search/_model.pyx).
-The keys and shapes are in docs/records.md ("Model file").
+"""The model file: a trained network as a NumPy `.npz` (`save_model`, `load_model`), its
+checks (`ModelFileError` names the file and the mismatch; `validate`), what its metadata
+says of its training (`trained_player_counts`, `value_trained`) and random weights of its
+layout for tests and benchmarks (`random_arrays`). The network itself and its NumPy
+forward pass are `reference.Model`; the keys and shapes are in docs/records.md ("Model
+file").
 """
 from __future__ import annotations
 
-import functools
-import hashlib
 import json
 import math
 import os
 import zipfile
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from gallerist import engine
 from gallerist.ai.files import write_atomically
+from gallerist.ai.net.reference import HEADS, NUM_SEATS, SKIPS, Model
 from gallerist.engine.errors import GalleristError
 
 FORMAT = "gallerist-model"
@@ -26,105 +26,18 @@ FORMAT = "gallerist-model"
 #: before skip weights existed); `load_model` reads both.
 FORMAT_VERSION = 2
 FORMAT_VERSIONS = (1, 2)
-#: Tensor seats of the value heads (the observation's seat blocks).
-NUM_SEATS = 4
 NUM_ACTIONS = engine.NUM_DISTINCT_ACTIONS
 #: The widest hidden layer and the most layers the C evaluator takes (its scratch
 #: buffers are on the stack of the search threads).
 MAX_WIDTH = 4096
 MAX_LAYERS = 8
-PACKAGED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models",
-                        "default.npz")
-#: The environment variable naming the model file bots use when they name none (the
-#: CLI's --model sets it); unset or empty: the packaged PACKAGED.
-ENV_VAR = "GALLERIST_MODEL"
 HEADER_KEYS = ("format", "format_version", "observation_version", "observation_size",
                "num_actions", "money_scale", "num_layers", "metadata")
-HEADS = ("win", "money", "policy")
-#: The skip weights of format 2 (observation -> value heads).
-SKIPS = ("win_skip", "money_skip")
 
 
 class ModelFileError(GalleristError, ValueError):
     """A model file that is missing, unreadable or does not match the engine (names the
     file and the mismatch)."""
-
-
-@dataclass(frozen=True)
-class Model:
-    """A validated network (float32 C-contiguous arrays), from `load_model`.
-
-    Attributes:
-        trunk: ((W_i, b_i), ...): W_i of shape (in_i, out_i), ReLU after each layer.
-        win_w, win_b, money_w, money_b, policy_w, policy_b: the heads (module docstring).
-        win_skip, money_skip: format 2's weights from the observation to the value heads
-            ((observation_size, 4)), or None (format 1: no linear part).
-        money_scale: money in $ = money_scale * the money head's output.
-        metadata: the training details (a JSON object).
-        source: where it came from (a path), for messages.
-    """
-
-    trunk: tuple[tuple[np.ndarray, np.ndarray], ...]
-    win_w: np.ndarray
-    win_b: np.ndarray
-    money_w: np.ndarray
-    money_b: np.ndarray
-    policy_w: np.ndarray
-    policy_b: np.ndarray
-    money_scale: float
-    metadata: dict[str, Any] = field(default_factory=dict)
-    source: str = "<memory>"
-    win_skip: np.ndarray | None = None
-    money_skip: np.ndarray | None = None
-
-    @property
-    def hidden(self) -> tuple[int, ...]:
-        """The widths of the trunk's layers."""
-        return tuple(int(w.shape[1]) for w, _ in self.trunk)
-
-    def raw(self, obs: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The network's outputs on a batch (B, observation_size) or one observation:
-        (win logits (B, 4), money / money_scale (B, 4), policy logits (B, 183)) by tensor
-        seat, in float32 arithmetic."""
-        x = np.asarray(obs, dtype=np.float32)
-        single = x.ndim == 1
-        x = np.atleast_2d(x)
-        size = self.trunk[0][0].shape[0]
-        if x.ndim != 2 or x.shape[1] != size:
-            raise ValueError(f"observations must have shape (batch, {size}), got {np.shape(obs)}")
-        h = x
-        for w, b in self.trunk:
-            h = np.maximum(h @ w + b, np.float32(0))
-        win, money = h @ self.win_w + self.win_b, h @ self.money_w + self.money_b
-        if self.win_skip is not None and self.money_skip is not None:
-            win, money = win + x @ self.win_skip, money + x @ self.money_skip
-        out = (win, money, h @ self.policy_w + self.policy_b)
-        return tuple(o[0] for o in out) if single else out   # type: ignore[return-value]
-
-    def forward(self, obs: Any, num_players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(win shares (B, 4), money in $ (B, 4), policy logits (B, 183)) by tensor seat
-        for observations of an n-player game: the win softmax over the n present seats
-        (seats >= n get 0; solo 1.0 for seat 0), money = money_scale * raw output."""
-        if not 1 <= num_players <= NUM_SEATS:
-            raise ValueError(f"num_players must be 1..{NUM_SEATS}, got {num_players}")
-        logits, money, policy = self.raw(obs)
-        z = logits[..., :num_players]
-        e = np.exp(z - z.max(axis=-1, keepdims=True))
-        win = np.zeros_like(logits)
-        win[..., :num_players] = e / e.sum(axis=-1, keepdims=True)
-        return win, np.float32(self.money_scale) * money, policy
-
-    def arrays(self) -> dict[str, np.ndarray]:
-        """The weights by their file keys (trunk_w0, ..., policy_b)."""
-        out: dict[str, np.ndarray] = {}
-        for i, (w, b) in enumerate(self.trunk):
-            out[f"trunk_w{i}"], out[f"trunk_b{i}"] = w, b
-        for head in HEADS:
-            out[f"{head}_w"], out[f"{head}_b"] = getattr(self, f"{head}_w"), getattr(self, f"{head}_b")
-        for key in SKIPS:
-            if getattr(self, key) is not None:
-                out[key] = getattr(self, key)
-        return out
 
 
 def load_model(path: str) -> Model:
@@ -322,31 +235,6 @@ def random_arrays(hidden: tuple[int, ...] = (64, 64), seed: int = 0, money_scale
     return out
 
 
-def model_path(path: str = "") -> str:
-    """The model file a bot option names: `path`, or with "" the default one: the file
-    $GALLERIST_MODEL names if set (`ENV_VAR`, the CLI's --model), else the packaged
-    default (ModelFileError "no model: pass model=PATH" when the package has none)."""
-    if path:
-        return os.path.abspath(os.fspath(path))
-    chosen = os.environ.get(ENV_VAR)
-    if chosen:
-        return os.path.abspath(chosen)
-    if not os.path.exists(PACKAGED):
-        raise ModelFileError(f"no model: pass model=PATH (the package has no default model, "
-                             f"{PACKAGED})")
-    return PACKAGED
-
-
-def default_model_present() -> bool:
-    """Whether a bot naming no model file has one: $GALLERIST_MODEL set (it must then
-    load: a wrong file is an error, not a silent fallback) or the packaged file there."""
-    try:
-        model_path("")
-    except ModelFileError:
-        return False
-    return True
-
-
 def trained_player_counts(model: "Model") -> frozenset[int] | None:
     """The player counts of the games a model was trained on, from its metadata (the
     trainer's --players filter, else the player counts of its data sets); None when the
@@ -367,120 +255,9 @@ def trained_player_counts(model: "Model") -> frozenset[int] | None:
     return frozenset(counts)
 
 
-def auto_prior_files(path: str = "") -> dict[int, str]:
-    """The model file of each player count's PUCT prior under prior=auto: {n: file} at
-    the counts a model was trained on (`trained_player_counts`; every count when its
-    metadata does not say). With `path` or $GALLERIST_MODEL: that one model. Otherwise
-    the packaged models: PACKAGED first, then the other `.npz` files beside it in name
-    order, each at the counts of its training games that an earlier one does not
-    already cover (ai/models/default-1p.npz, trained on solo games, serves solo
-    games, default-3p.npz 3 players). Empty when there is no model at all (prior=auto
-    is then UCT). Every file is read and checked (a bad one is a ModelFileError naming it)."""
-    if path or os.environ.get(ENV_VAR):
-        files = [model_path(path)]
-    elif not os.path.exists(PACKAGED):
-        return {}
-    else:
-        folder = os.path.dirname(PACKAGED)
-        files = [PACKAGED] + [os.path.join(folder, name) for name in sorted(os.listdir(folder))
-                              if name.endswith(".npz") and os.path.join(folder, name) != PACKAGED]
-    return _by_player_count(files)
-
-
-def _by_player_count(files: list[str], value: bool = False) -> dict[int, str]:
-    """{n: the first of `files` trained on n-player games} (a file whose metadata does
-    not say: every count); each read and checked (`load_evaluator`)."""
-    out: dict[int, str] = {}
-    for file in files:
-        counts = trained_player_counts(load_evaluator(file, value=value).model)
-        for n in sorted(counts or range(1, NUM_SEATS + 1)):
-            out.setdefault(n, file)
-    return out
-
-
 def value_trained(model: "Model") -> bool:
     """Whether a model's win head was trained (False: a policy-only PUCT prior, trained
     with ``--win-weight 0``)."""
     hyper = model.metadata.get("hyperparameters")
     return not (isinstance(hyper, dict) and hyper.get("win_weight") == 0
                 and not hyper.get("linear_value"))
-
-
-def value_folder() -> str:
-    """The packaged value networks (eval=auto), `value/` beside PACKAGED: each values the
-    positions of the player counts it was trained on, with calibration maps beside it."""
-    return os.path.join(os.path.dirname(PACKAGED), "value")
-
-
-def auto_value_files(path: str = "") -> dict[int, str]:
-    """The value network of each player count under eval=auto: {n: file}, the packaged
-    ones (the `.npz` files of `value_folder()` in name order, each at the counts of its
-    training games that an earlier one does not cover). None when a model is named
-    (`path`, or $GALLERIST_MODEL): it replaces the packaged set, and eval=mix mixes it in."""
-    folder = value_folder()
-    if path or os.environ.get(ENV_VAR) or not os.path.isdir(folder):
-        return {}
-    return _by_player_count([os.path.join(folder, name) for name in sorted(os.listdir(folder))
-                             if name.endswith(".npz")], value=True)
-
-
-def auto_priors(path: str = "") -> dict[int, Any]:
-    """`auto_prior_files` as {n: ai.search._model.ModelEvaluator} (one evaluator per file)."""
-    return {n: load_evaluator(file) for n, file in auto_prior_files(path).items()}
-
-
-def load_evaluator(path: str = "", *, value: bool = False) -> Any:
-    """The ai.search._model.ModelEvaluator of a model file (`model_path(path)`), read and checked
-    once per file version (a file rewritten since is read again): the evaluator is
-    read-only, so bots and search threads share it. With `value` (the bot takes the
-    network's value, not only its policy), a model trained without a win-share loss
-    (``gallerist train --win-weight 0``: a PUCT prior) is refused by name."""
-    full = model_path(path)
-    try:
-        st = os.stat(full)
-    except OSError:
-        raise ModelFileError(f"model file {full} is missing") from None
-    evaluator = _evaluator(full, st.st_mtime_ns, st.st_size)
-    if value and not value_trained(evaluator.model):
-        raise ModelFileError(f"model file {full}: its win head was not trained (win_weight 0: "
-                             f"a policy for prior=model), so it cannot value positions")
-    return evaluator
-
-
-@functools.lru_cache(maxsize=8)
-def _evaluator(path: str, mtime_ns: int, size: int) -> Any:
-    from gallerist.ai.search._model import ModelEvaluator
-
-    return ModelEvaluator(load_model(path))
-
-
-def model_label(path: str) -> str:
-    """A model file as reports name it: its file name and the first 8 hex digits of its
-    sha256, e.g. "default.npz@1a2b3c4d" (hashed once per file version); the name alone
-    when the file cannot be read (a model made in memory)."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return os.path.basename(path)
-    return _label(os.path.abspath(path), st.st_mtime_ns, st.st_size)
-
-
-@functools.lru_cache(maxsize=16)
-def _label(path: str, mtime_ns: int, size: int) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return f"{os.path.basename(path)}@{digest.hexdigest()[:8]}"
-
-
-def check_model_eval(bot: str, calibrated: bool, evaluator: Any, *,
-                     option: str = "eval=model") -> None:
-    """The checks of a bot's eval=model (or eval=mix, `option`): no calibration map exists
-    for a network's estimates yet (so calibrated=false is required rather than raw numbers
-    reported as calibrated), and an explicit evaluator would contradict it (ValueError)."""
-    if calibrated:
-        raise ValueError(f"{bot} option {option} has no calibration map yet: add "
-                         f"calibrated=false (the network's own estimates, reported raw)")
-    if evaluator is not None:
-        raise ValueError(f"{bot}: pass either an evaluator or {option}, not both")
