@@ -4,12 +4,15 @@ Everything a client controls that sizes work (the budget, the bot's options, the
 interval, seeds) is checked here before it reaches a bot or the engine's C code. A value
 out of range is a `RequestError` naming the field and the limit; the servicer turns it
 into INVALID_ARGUMENT.
+
+Each limit is declared once, in `LIMIT_SETTINGS`: `Limits`' defaults and checks, the
+``serve`` flags, the replicas' arguments and the table of docs/operations.md come from it.
 """
 from __future__ import annotations
 
 import difflib
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from gallerist.ai.calibration.maps import CalibrationError
@@ -17,13 +20,51 @@ from gallerist.ai.net.model_file import ModelFileError
 from gallerist.ai.bots.base import Bot
 from gallerist.ai.values import Budget
 from gallerist.ai.bots.spec import DEFAULT_BOT, declared_options, make_bot, parse_spec
+from gallerist.ai.settings.setting import Setting, Settings
 from gallerist.server.status import INVALID_ARGUMENT, ServiceError
 
-__all__ = ["Limits", "RequestError", "build_bot", "check_budget", "check_interval",
-           "check_move_list", "check_query_id", "check_seed", "check_spec"]
+__all__ = ["LIMIT_SETTINGS", "Limits", "MAX_UINT32", "RequestError", "build_bot",
+           "check_budget", "check_interval", "check_move_list", "check_query_id",
+           "check_seed", "check_spec"]
 
 #: Seeds are 0..2^63-1 (the bots add small offsets to them in 64-bit arithmetic).
 MAX_SEED = 2**63 - 1
+#: Largest value of a request's budget fields and report interval (uint32).
+MAX_UINT32 = 2**32 - 1
+
+#: The limits of one request, each declared once (a cap no higher than the largest value
+#: of the bot option it caps, ai.bots.options). `Limits` takes its defaults and checks
+#: from here, ``serve`` its flags (``--max-depth`` ...), the replicas their arguments.
+LIMIT_SETTINGS = Settings(
+    "limits of one request",
+    Setting("max_iterations", 200_000, "most MCTS iterations one search may ask for",
+            low=1, high=MAX_UINT32, metavar="N"),
+    Setting("max_time_ms", 10_000, "longest search time; every search stops by then",
+            low=1, high=MAX_UINT32, metavar="MS", unit="ms"),
+    Setting("max_depth", 6, "deepest expectimax search, in decisions", low=1, high=64,
+            metavar="N"),
+    Setting("max_threads", 2, "most threads one search may use; each takes a search slot "
+            "(at most --workers)", low=1, high=64, metavar="N"),
+    Setting("max_nodes", 2_000_000, "largest MCTS tree, in nodes of 68 bytes", low=1,
+            high=2**31 - 1, metavar="N"),
+    Setting("max_tt_bits", 20, "largest expectimax transposition table, log2 of its "
+            "entries of 32 bytes", low=1, high=26, metavar="BITS"),
+    Setting("max_playouts", 1_000, "most root playouts (about 0.1 ms each) for the numbers "
+            "of expectimax, greedy and random (their playouts option)", low=1,
+            high=100_000, metavar="N"),
+    Setting("default_bot", DEFAULT_BOT, "bot of requests that name none", says="a bot spec",
+            metavar="SPEC"),
+    Setting("default_interval_ms", 250, "AnalyzeStream's report interval when a request "
+            "gives 0", low=1, high=MAX_UINT32, metavar="MS", unit="ms"),
+    Setting("min_interval_ms", 20, "shortest report interval a request may ask for", low=1,
+            high=MAX_UINT32, metavar="MS", unit="ms"),
+    Setting("deadline_reserve_ms", 15.0, "time kept back from a client's deadline to build "
+            "and send the answer, besides --deadline-reserve-fraction of the time left",
+            low=0, high=3_600_000, metavar="MS", unit="ms"),
+    Setting("deadline_reserve_fraction", 0.1, "share of the time to a client's deadline "
+            "kept back, besides --deadline-reserve-ms", low=0, below=1, metavar="F"),
+)
+_LIMITS = LIMIT_SETTINGS.defaults
 
 
 class RequestError(ServiceError, ValueError):
@@ -39,7 +80,8 @@ class RequestError(ServiceError, ValueError):
 
 @dataclass(frozen=True)
 class Limits:
-    """Limits of one request, set when the server starts (`gallerist serve --help`).
+    """Limits of one request, set when the server starts (`gallerist serve --help`). Every
+    field but `bots` and `local` is a setting of `LIMIT_SETTINGS` (its default and range).
 
     Attributes:
         max_iterations: most MCTS iterations one search may ask for.
@@ -65,18 +107,19 @@ class Limits:
             offers" and "the server's limit".
     """
 
-    max_iterations: int = 200_000
-    max_time_ms: int = 10_000
-    max_depth: int = 6
-    max_threads: int = 2
-    max_nodes: int = 2_000_000
-    max_tt_bits: int = 20
-    max_playouts: int = 1_000
-    default_bot: str = DEFAULT_BOT
-    default_interval_ms: int = 250
-    min_interval_ms: int = 20
-    deadline_reserve_ms: float = 15.0
-    deadline_reserve_fraction: float = 0.1
+    max_iterations: int = _LIMITS["max_iterations"]
+    max_time_ms: int = _LIMITS["max_time_ms"]
+    max_depth: int = _LIMITS["max_depth"]
+    max_threads: int = _LIMITS["max_threads"]
+    max_nodes: int = _LIMITS["max_nodes"]
+    max_tt_bits: int = _LIMITS["max_tt_bits"]
+    max_playouts: int = _LIMITS["max_playouts"]
+    default_bot: str = _LIMITS["default_bot"]
+    default_interval_ms: int = _LIMITS["default_interval_ms"]
+    min_interval_ms: int = _LIMITS["min_interval_ms"]
+    deadline_reserve_ms: float = _LIMITS["deadline_reserve_ms"]
+    deadline_reserve_fraction: float = _LIMITS["deadline_reserve_fraction"]
+    # not settings: fixed by the code, never given to `serve`
     bots: tuple[str, ...] = ("mcts", "expectimax", "greedy", "random", "level")
     local: bool = False
 
@@ -86,13 +129,10 @@ class Limits:
         return "the local" if self.local else "the server's"
 
     def __post_init__(self) -> None:
-        for name in ("max_iterations", "max_time_ms", "max_depth", "max_threads",
-                     "max_nodes", "max_tt_bits", "max_playouts", "default_interval_ms",
-                     "min_interval_ms"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"limit {name} must be >= 1, got {getattr(self, name)}")
-        if not 0 <= self.deadline_reserve_fraction < 1 or self.deadline_reserve_ms < 0:
-            raise ValueError("deadline reserve must be >= 0 ms and a fraction in [0, 1)")
+        bad = LIMIT_SETTINGS.problem(asdict(self))
+        if bad is not None:
+            setting, value = bad
+            raise ValueError(f"limit {setting.name} must be {setting.says}, got {value!r}")
         check_spec(self.default_bot, self, field="default_bot")  # fail at start-up
         build_bot(self.default_bot, 0, field="default_bot")
 

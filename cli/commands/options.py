@@ -13,7 +13,7 @@ from gallerist.ai.bots.spec import BOTS, DEFAULT_BOT
 from gallerist.ai.settings.setting import Setting, Settings
 from gallerist.server.app import DEFAULT_PORT
 from gallerist.cli.commands import CliError
-from gallerist.server.limits import MAX_SEED, Limits
+from gallerist.server.limits import LIMIT_SETTINGS, MAX_SEED, MAX_UINT32, Limits
 
 __all__ = ["DEFAULT_SEARCH_MS", "LOCAL_LIMITS", "MAX_GAMES", "MAX_LISTED_MOVES", "MAX_SEED",
            "MAX_UINT32", "MAX_WORKERS", "UNTIMED_BOTS", "add_client_options", "add_command",
@@ -21,9 +21,6 @@ __all__ = ["DEFAULT_SEARCH_MS", "LOCAL_LIMITS", "MAX_GAMES", "MAX_LISTED_MOVES",
            "add_search_options", "add_settings", "check_output_path", "game_count",
            "game_index", "int_range", "port", "seconds", "seed_value", "setting_type",
            "timed_spec", "worker_count"]
-
-#: Largest budget value (the HintRequest's budget fields are uint32).
-MAX_UINT32 = 2**32 - 1
 
 
 def int_range(lo: int, hi: int, why: str = "") -> Callable[[str], int]:
@@ -218,23 +215,10 @@ def add_settings(group: Any, settings: Settings, *, checked: bool = True) -> Non
 
 
 def add_limits(p: argparse.ArgumentParser) -> None:
-    """The limits of one request (``serve``)."""
-    d = Limits()
+    """The limits of one request (``serve``): one flag per setting of
+    `server.limits.LIMIT_SETTINGS`, where each is declared."""
     g = p.add_argument_group("limits of one request (above them: INVALID_ARGUMENT)")
-    g.add_argument("--max-iterations", type=int, default=d.max_iterations, metavar="N",
-                   help=f"most MCTS iterations (default {d.max_iterations})")
-    g.add_argument("--max-time-ms", type=int, default=d.max_time_ms, metavar="MS",
-                   help=f"longest search time in ms; every search stops by then "
-                        f"(default {d.max_time_ms})")
-    g.add_argument("--max-depth", type=int, default=d.max_depth, metavar="N",
-                   help=f"deepest expectimax search in decisions (default {d.max_depth})")
-    g.add_argument("--max-threads", type=int, default=d.max_threads, metavar="N",
-                   help=f"most threads one search may use; each takes a search slot "
-                        f"(default {d.max_threads}, at most --workers)")
-    g.add_argument("--max-nodes", type=int, default=d.max_nodes, metavar="N",
-                   help=f"largest MCTS tree in nodes, 68 bytes each (default {d.max_nodes})")
-    g.add_argument("--default-bot", default=d.default_bot, metavar="SPEC",
-                   help=f"bot of requests that name none (default {d.default_bot!r})")
+    add_settings(g, LIMIT_SETTINGS)
 
 
 def add_client_options(p: argparse.ArgumentParser) -> None:

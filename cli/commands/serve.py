@@ -19,9 +19,9 @@ from gallerist.cli.commands.model_option import add_model_option
 from gallerist.server.logs import configure_logging
 from gallerist.cli.commands.options import (add_command, add_limits, int_range, port,
                                                seconds, worker_count)
-from gallerist.server.limits import Limits, RequestError
+from gallerist.server.limits import LIMIT_SETTINGS, Limits, RequestError
 
-__all__ = ["add", "run"]
+__all__ = ["NOT_FOR_REPLICAS", "add", "replica_args", "run"]
 
 log = logging.getLogger("gallerist.cli")
 
@@ -100,9 +100,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc), status=1) from None
 
     try:
-        limits = Limits(max_iterations=args.max_iterations, max_time_ms=args.max_time_ms,
-                        max_depth=args.max_depth, max_threads=args.max_threads,
-                        max_nodes=args.max_nodes, default_bot=args.default_bot)
+        limits = Limits(**LIMIT_SETTINGS.from_args(args))
     except ModelFileError as exc:   # the default bot's model file: refused at start-up
         raise CliError(str(exc), status=1) from None
     except (ValueError, RequestError) as exc:
@@ -148,17 +146,29 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The options of ``serve`` a replica is not given, and why; it is given every other one
+#: (tests/server/test_replica_args.py builds a replica's arguments and parses them back).
+NOT_FOR_REPLICAS = {
+    "host": "a replica listens on 127.0.0.1",
+    "port": "a replica listens on a free port, kept for its restarts",
+    "http": "a replica's HTTP port is a free one (Replica(http=True)), behind nginx's",
+    "replicas": "the balancer's", "balancer": "the balancer's",
+    "tls_cert": "nginx holds the certificate", "tls_key": "nginx holds the certificate",
+    "token": "given by $GALLERIST_TOKEN, not on a command line others can read",
+    "model": "given by $GALLERIST_MODEL (--model sets it for every child)",
+    "help": "",
+}
+
+
 def replica_args(args: argparse.Namespace, number: int) -> list[str]:
-    """The ``serve`` options of replica `number` (1, 2, ...): these options but the
-    address, the balancer's and TLS (nginx holds the certificate); the token goes by
-    $GALLERIST_TOKEN, the model by $GALLERIST_MODEL."""
+    """The ``serve`` options of replica `number` (1, 2, ...): every option given to this
+    ``serve`` but those of `NOT_FOR_REPLICAS`; the declared settings (limits, the HTTP
+    port's, the hosted games') from their declarations."""
     out = ["--workers", str(args.workers), "--max-rpcs", str(args.max_rpcs),
-           "--state-cache", str(args.state_cache), "--grace", f"{args.grace:g}",
-           "--drain", f"{args.drain:g}", "--log-level", args.log_level,
-           "--log-format", args.log_format,
-           "--max-iterations", str(args.max_iterations), "--max-time-ms", str(args.max_time_ms),
-           "--max-depth", str(args.max_depth), "--max-threads", str(args.max_threads),
-           "--max-nodes", str(args.max_nodes), "--default-bot", args.default_bot]
+           "--state-cache", str(args.state_cache), "--grace", repr(args.grace),
+           "--drain", repr(args.drain), "--log-level", args.log_level,
+           "--log-format", args.log_format]
+    out += LIMIT_SETTINGS.argv(LIMIT_SETTINGS.from_args(args))
     if args.metrics_port is not None:   # PORT, PORT+1, ... (0: free ones)
         out += ["--metrics-port", str(args.metrics_port and args.metrics_port + number - 1)]
     out += games_option_args(args) + http_option_args(args)   # one store for every replica
