@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from gallerist.ai.files import write_atomically
+from gallerist.ai.settings.setting import Setting, Settings
 from gallerist.ai.selfplay.records import SelfplayError, sha256_file
 
-__all__ = ["FORMAT", "LoopConfig", "LoopResult", "gate_spec", "plot_ladder", "promotes",
-           "run_generations", "threshold_elo"]
+__all__ = ["FORMAT", "LOOP_SETTINGS", "LoopConfig", "LoopResult", "RUN_SETTINGS", "gate_spec",
+           "plot_ladder", "promotes", "run_generations", "threshold_elo"]
 
 FORMAT, FORMAT_VERSION = "gallerist-generations", 1
 #: The learning rate a candidate is trained on at from the best model's weights
@@ -42,21 +43,65 @@ sys.exit(130 if card.get("interrupted") else 0)
 """
 
 
+#: A run's settings, each declared once: `LoopConfig`'s defaults, the flags of ``gallerist
+#: generations`` (whose ranges they check) and the table of docs/training.md. The defaults
+#: are the settings that measured best at 2 players (docs/training.md).
+LOOP_SETTINGS = Settings(
+    "the generation loop",
+    Setting("players", 2, "players of the loop's games, 1 (solo) to 4; at 4 players no "
+            "model is packaged: give --start (e.g. ai/models/default-3p.npz, the 3-player "
+            "prior, which reads a 4-player game's observation)", low=1, high=4, metavar="N"),
+    Setting("games", 6000, "self-play games a generation", low=10, high=1_000_000,
+            metavar="G"),
+    Setting("window", 3, "generations whose games train a candidate", low=1, high=1000,
+            metavar="W"),
+    Setting("gate_games", 800, "seat-paired games of a gate (at 800, a 95% interval of "
+            "about +-3.5 points)", low=2, high=100_000, metavar="G"),
+    Setting("gate_threshold", 0.53, "the candidate's share of the gate's wins that promotes "
+            "it at 2 players; at 3 and 4 players, the Elo of that share on the finishing "
+            "orders (0.53: +20.9)", above=0, high=1, flag="--gate", metavar="SHARE"),
+    Setting("gate_iterations", 200, "each side's search in the gate, iterations a decision",
+            low=1, high=100_000, metavar="N"),
+    Setting("fast_iterations", 32, "self-play's cheap searches, iterations a decision",
+            low=1, high=100_000, metavar="N"),
+    Setting("full_iterations", 200, "self-play's full searches, whose targets train", low=1,
+            high=100_000, metavar="N"),
+    Setting("full_fraction", 0.25, "share of decisions searched in full", above=0, high=1,
+            metavar="F"),
+    Setting("seed", 0, "base seed of the run", low=0, high=2**40, metavar="S"),
+    Setting("start", "", "generation 0's model", shown="the packaged one for --players",
+            metavar="MODEL.npz"),
+)
+#: How long a run goes (`run_generations`' bounds; not kept in the state file).
+RUN_SETTINGS = Settings(
+    "the generation loop's run",
+    Setting("hours", 1.0, "start no stage after this many hours", above=0, high=24 * 365,
+            unit="hours", metavar="H"),
+    Setting("generations", None, "stop after this many more generations", kind=int, low=1,
+            high=100_000, none="only --hours", metavar="N"),
+)
+_LOOP = LOOP_SETTINGS.defaults
+
+
 @dataclass(frozen=True)
 class LoopConfig:
-    """A run's settings (kept in the state file; a later run must give the same)."""
+    """A run's settings (kept in the state file; a later run must give the same players
+    and seed). Each but `train` is a setting of `LOOP_SETTINGS` (its default; the command
+    checks its range, the library takes any: a test promotes every candidate with a
+    threshold of 0)."""
 
-    players: int = 2
-    games: int = 6000              # self-play games a generation
-    window: int = 3                # generations whose games train a candidate
-    gate_games: int = 800          # seat-paired games of a gate (95% interval about +-3.5%)
-    gate_threshold: float = 0.53   # the candidate's share of wins that promotes it
-    gate_iterations: int = 200     # each side's search in the gate, iterations a decision
-    fast_iterations: int = 32
-    full_iterations: int = 200
-    full_fraction: float = 0.25
-    seed: int = 0
-    start: str = ""                # the model of generation 0 ("": the packaged one)
+    players: int = _LOOP["players"]
+    games: int = _LOOP["games"]                      # self-play games a generation
+    window: int = _LOOP["window"]                    # generations whose games train a candidate
+    gate_games: int = _LOOP["gate_games"]            # seat-paired games of a gate
+    gate_threshold: float = _LOOP["gate_threshold"]  # the candidate's share of wins that promotes it
+    gate_iterations: int = _LOOP["gate_iterations"]  # each side's search in the gate
+    fast_iterations: int = _LOOP["fast_iterations"]
+    full_iterations: int = _LOOP["full_iterations"]
+    full_fraction: float = _LOOP["full_fraction"]
+    seed: int = _LOOP["seed"]
+    start: str = _LOOP["start"]                      # the model of generation 0 ("": the packaged one)
+    #: options of `ai.learn.train.train` (ai.learn.options.TRAIN_SETTINGS) over the loop's own
     train: dict[str, Any] = field(default_factory=dict)
 
 
@@ -208,8 +253,10 @@ def _save(out: Path, state: dict[str, Any]) -> None:
     write_atomically(out / STATE, lambda fh: fh.write(text), "w", encoding="utf-8")
 
 
-def run_generations(out: str | os.PathLike[str], cfg: LoopConfig, *, hours: float = 1.0,
-                    generations: int | None = None, workers: int = 1, backend: str = "local",
+def run_generations(out: str | os.PathLike[str], cfg: LoopConfig, *,
+                    hours: float = RUN_SETTINGS["hours"].default,
+                    generations: int | None = RUN_SETTINGS["generations"].default,
+                    workers: int = 1, backend: str = "local",
                     log: Callable[[str], None] = print) -> LoopResult:
     """Run generations into `out` until `hours` have passed (no new stage starts after
     that), `generations` more are finished, or Ctrl-C; every finished generation is kept.

@@ -7,19 +7,16 @@ import os
 import sys
 from typing import Any
 
+from gallerist.ai.selfplay.generations import LOOP_SETTINGS, RUN_SETTINGS
 from gallerist.cli.commands import CliError
-from gallerist.cli.commands.options import (add_command, float_range, int_range, key_value,
-                                               worker_count)
+from gallerist.cli.commands.options import add_command, add_settings, key_value, worker_count
 
 __all__ = ["add", "run"]
 
 
-_share = float_range(0.0, 1.0, above=True)
-_hours = float_range(0.0, 24 * 365, "hours", above=True)
-
-
 def add(sub: Any) -> None:
-    """Add ``generations`` to the subcommands."""
+    """Add ``generations`` to the subcommands: its settings are `LOOP_SETTINGS` and
+    `RUN_SETTINGS` of ai.selfplay.generations, one flag each."""
     p = add_command(
         sub, "generations", run, help="expert iteration: self-play, train, gate, promote",
         description="Each generation: net-guided self-play of the best model so far "
@@ -31,34 +28,8 @@ def add(sub: Any) -> None:
                     "--hours or --generations, or on Ctrl-C, keeping every finished "
                     "generation; the same --out goes on from the last one.")
     p.add_argument("--out", required=True, metavar="DIR", help="the loop's directory")
-    p.add_argument("--hours", type=_hours, default=1.0, metavar="H",
-                   help="start no stage after H hours (default 1)")
-    p.add_argument("--generations", type=int_range(1, 100_000), default=None, metavar="N",
-                   help="stop after N more generations (default: only --hours)")
-    p.add_argument("--players", type=int_range(1, 4), default=2, metavar="N",
-                   help="1 (solo) to 4 (default 2); at 4 players no model is packaged: give "
-                        "--start (e.g. ai/models/default-3p.npz, the 3-player prior, which "
-                        "reads a 4-player game's observation)")
-    p.add_argument("--start", default="", metavar="MODEL.npz",
-                   help="generation 0's model (default: the packaged one for --players)")
-    p.add_argument("--games", type=int_range(10, 1_000_000), default=6000, metavar="G",
-                   help="self-play games a generation (default 6000)")
-    p.add_argument("--window", type=int_range(1, 1000), default=3, metavar="W",
-                   help="generations whose games train a candidate (default 3)")
-    p.add_argument("--gate-games", type=int_range(2, 100_000), default=800, metavar="G",
-                   help="seat-paired games of a gate (default 800)")
-    p.add_argument("--gate", type=_share, default=0.53, metavar="SHARE",
-                   help="the candidate's share of the gate's wins that promotes it at 2 players "
-                        "(default 0.53); at 3 and 4 players, the Elo of that share on the "
-                        "finishing orders (0.53: +20.9)")
-    p.add_argument("--gate-iterations", type=int_range(1, 100_000), default=200, metavar="N",
-                   help="each side's search in the gate, iterations a decision (default 200)")
-    p.add_argument("--fast-iterations", type=int_range(1, 100_000), default=32, metavar="N",
-                   help="self-play's cheap searches (default 32)")
-    p.add_argument("--full-iterations", type=int_range(1, 100_000), default=200, metavar="N",
-                   help="self-play's full searches, whose targets train (default 200)")
-    p.add_argument("--full-fraction", type=_share, default=0.25, metavar="F",
-                   help="share of decisions searched in full (default 0.25)")
+    add_settings(p, RUN_SETTINGS)
+    add_settings(p, LOOP_SETTINGS)
     p.add_argument("--train", type=key_value, action="append", default=[],
                    metavar="KEY=VALUE",
                    help="an option of gallerist train, e.g. --train epochs=20 --train "
@@ -66,9 +37,9 @@ def add(sub: Any) -> None:
                         "lr 0.0003, held-out games from the newest generation)")
     p.add_argument("--workers", type=worker_count, default=os.cpu_count() or 1, metavar="W",
                    help="parallel games (default: the cores)")
-    p.add_argument("--backend", choices=("local", "ray"), default="local")
-    p.add_argument("--seed", type=int_range(0, 2**40), default=0, metavar="S",
-                   help="base seed of the run (default 0)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="where the games are played: local worker processes (the default) "
+                        "or a Ray cluster")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,13 +58,9 @@ def run(args: argparse.Namespace) -> int:
     if args.players == 4 and not args.start:
         raise CliError("--players 4: no model is packaged for 4 players: give --start MODEL "
                        "(e.g. ai/models/default-3p.npz, the 3-player prior)")
-    cfg = LoopConfig(players=args.players, games=args.games, window=args.window,
-                     gate_games=args.gate_games, gate_threshold=args.gate,
-                     gate_iterations=args.gate_iterations, fast_iterations=args.fast_iterations,
-                     full_iterations=args.full_iterations, full_fraction=args.full_fraction,
-                     seed=args.seed, start=args.start, train=train)
+    cfg = LoopConfig(**LOOP_SETTINGS.from_args(args), train=train)
     try:
-        result = run_generations(args.out, cfg, hours=args.hours, generations=args.generations,
+        result = run_generations(args.out, cfg, **RUN_SETTINGS.from_args(args),
                                  workers=args.workers, backend=args.backend,
                                  log=lambda line: print(line, flush=True))
     except SelfplayError as exc:
