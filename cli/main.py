@@ -61,7 +61,8 @@ exit status (every command):
   130  interrupted (Ctrl-C, SIGINT or SIGTERM); what was finished is kept
 """
 
-#: The commands, in the order of ``gallerist --help``.
+#: The commands, in the order of ``gallerist --help``: the one list of them (docs/cli.md's
+#: table and the README's list are made from it: ``python -m gallerist.cli.docs --write``).
 COMMANDS = (serve, hint, play, bots, levels, new, legal, apply, demo, arena, ladder, replay, analyze,
             review, selfplay, netplay, generations, label, train, calibrate, loadtest,
             balancer_config)

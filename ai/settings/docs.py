@@ -27,6 +27,8 @@ def _cell(text: str) -> str:
 
 
 def _default(s: Setting) -> str:
+    if s.kind is bool:
+        return "on" if s.default else "off"
     if s.shown or s.default is None:
         return s.default_text
     if s.numeric:
@@ -39,7 +41,7 @@ def _range(s: Setting) -> str:
     if s.kind is bool:
         return "switch"
     if not s.numeric:
-        return s.span or "text"
+        return s.span or s.says
     # the numbers of the range with thousands separated
     lo = s.low if s.above is None else s.above
     hi = s.high if s.below is None else s.below

@@ -1,9 +1,9 @@
-"""The commands of the ``gallerist`` command line, one module each: `serve`, `hint`,
-`play`, `bots`, `new`, `demo`, `arena`, `ladder`, `replay`, `analyze`, `selfplay`, `label`,
-`train`, `calibrate` and `loadtest`, and a few more (`cli.main.COMMANDS` lists them all).
-Each module has `add(sub)`, which adds its subcommand to the parser
-(`server.cli.build_parser`), and `run(args)`, which runs it and returns the exit status.
-`options` holds the option groups several commands share.
+"""The commands of the ``gallerist`` command line, one module each (`cli.main.COMMANDS`
+is the one list of them, in the order of ``gallerist --help``; docs/cli.md's table and the
+README's list are made from it by ``python -m gallerist.cli.docs --write``). Each module
+has `add(sub)`, which adds its subcommand to the parser (`cli.main.build_parser`), and
+`run(args)`, which runs it and returns the exit status. `options` holds the option groups
+several commands share and `add_settings`, the flags of declared settings.
 """
 from gallerist.engine.errors import GalleristError
 
