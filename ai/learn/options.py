@@ -1,7 +1,8 @@
 """The options of `ai.learn.train.train` (and ``gallerist train``), each declared once in
 `TRAIN_SETTINGS`: their defaults, their checks (`check_options`), the command's flags and
 the table of docs/training.md; and the files a training run writes. No JAX here, so the
-command line checks its input before it imports the training library.
+command line checks its input before it imports the training library. The widest layer
+is the model file's (`ai.net.model_file.MAX_WIDTH`, the C evaluator's).
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from gallerist.ai.net.model_file import MAX_WIDTH
 from gallerist.ai.settings.setting import Setting, Settings
 from gallerist.engine.errors import GalleristError
 
@@ -29,8 +31,6 @@ VAL_GAMES = ("all", "last")
 HEADS = ("win", "money", "policy")
 #: Largest seed (JAX's PRNG keys take 32-bit seeds without loss).
 MAX_SEED = 2**32 - 1
-#: Widest trunk layer.
-MAX_WIDTH = 4096
 
 
 class TrainingError(GalleristError, ValueError):
