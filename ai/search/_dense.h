@@ -6,8 +6,9 @@
  * 8-float registers (GCC vector extensions), so a row costs 8 loads and 8 multiply-adds
  * and y is written once. target_clones builds an AVX2 version next to the baseline one
  * and picks it at load time on CPUs that have it. The sum over the nonzero inputs runs in
- * increasing input order, for every output, in float arithmetic. n_in <= 4096
- * (ai.model_file.MAX_WIDTH and the observation size). */
+ * increasing input order, for every output, in float arithmetic. n_in <=
+ * GALLERIST_DENSE_MAX_IN, which _model.pyx asserts is at least the widest layer
+ * (MODEL_MAX_WIDTH, ai/search/_model.pxd) and the observation size. */
 #ifndef GALLERIST_DENSE_H
 #define GALLERIST_DENSE_H
 

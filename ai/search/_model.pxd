@@ -4,9 +4,14 @@
 from gallerist.engine._core cimport StateC, RngC, action_t
 from gallerist.ai.search._evaluation cimport Evaluator
 
+# The network's limits, stated here once. cpdef: a build makes them Python ints of
+# gallerist.ai.search._model too, for ai.net.model_file (MAX_LAYERS, MAX_WIDTH) to read
+# instead of restating them (until then _model.pyx asserts the two equal).
+cpdef enum:
+    MODEL_MAX_LAYERS = 8       # most trunk layers
+    MODEL_MAX_WIDTH = 4096     # widest trunk layer: scratch buffers on the stack (32 KB)
+
 cdef enum:
-    MODEL_MAX_LAYERS = 8       # ai.net.model_file.MAX_LAYERS
-    MODEL_MAX_WIDTH = 4096     # ai.net.model_file.MAX_WIDTH: scratch buffers on the stack (32 KB)
     MODEL_SEATS = 4            # tensor seats of the value heads
     MODEL_VALUE_OUT = 8        # the value heads side by side: win logits 0..3, money 4..7
 

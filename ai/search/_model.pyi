@@ -5,6 +5,10 @@ from gallerist.ai.search._evaluation import Evaluator
 from gallerist.ai.net.reference import Model
 from gallerist.engine.state import GameState
 
+#: the C evaluator's limits (ai/search/_model.pxd): most trunk layers, widest layer
+MODEL_MAX_LAYERS: int
+MODEL_MAX_WIDTH: int
+
 class ModelEvaluator(Evaluator):
     model: Model
     def __init__(self, model: Model, *, win_temperature: float = ...) -> None: ...
