@@ -26,7 +26,7 @@ import math
 import numbers
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 __all__ = ["Setting", "Settings", "number_text"]
 
@@ -152,7 +152,7 @@ class Setting:
             if self.span == "any":
                 return "a finite number"
             return f"a number {'in ' if self.span[0] not in '<>' else ''}{self.span}"
-        return "text" if self.kind is str else f"a {self.kind.__name__}"
+        return "text" if self.kind is str else f"a {getattr(self.kind, '__name__', 'value')}"
 
     def allows(self, value: Any) -> bool:
         """Whether `value` is one of the setting's (None only where the default is)."""
@@ -171,12 +171,13 @@ class Setting:
         numeric = numbers.Integral if self.kind is int else numbers.Real
         if isinstance(value, bool) or not isinstance(value, numeric):
             return False
-        if self.kind is float and not math.isfinite(value):
+        number = cast(float, value)   # an int or a real number (numpy's too)
+        if self.kind is float and not math.isfinite(number):
             return False
-        return ((self.low is None or value >= self.low)
-                and (self.high is None or value <= self.high)
-                and (self.above is None or value > self.above)
-                and (self.below is None or value < self.below))
+        return ((self.low is None or number >= self.low)
+                and (self.high is None or number <= self.high)
+                and (self.above is None or number > self.above)
+                and (self.below is None or number < self.below))
 
     def read(self, text: str) -> Any:
         """A flag's text as a value of the setting's type, unchecked otherwise (the
