@@ -19,6 +19,7 @@ import numpy as np
 from gallerist import engine
 from gallerist.ai.files import write_atomically
 from gallerist.ai.net.reference import HEADS, NUM_SEATS, SKIPS, Model
+from gallerist.ai.search._model import MODEL_MAX_LAYERS, MODEL_MAX_WIDTH
 from gallerist.engine.errors import GalleristError
 
 FORMAT = "gallerist-model"
@@ -29,8 +30,8 @@ FORMAT_VERSIONS = (1, 2)
 NUM_ACTIONS = engine.NUM_DISTINCT_ACTIONS
 #: The widest hidden layer and the most layers the C evaluator takes (its scratch
 #: buffers are on the stack of the search threads).
-MAX_WIDTH = 4096
-MAX_LAYERS = 8
+MAX_WIDTH: int = MODEL_MAX_WIDTH      # stated once, in ai/search/_model.pxd
+MAX_LAYERS: int = MODEL_MAX_LAYERS
 HEADER_KEYS = ("format", "format_version", "observation_version", "observation_size",
                "num_actions", "money_scale", "num_layers", "metadata")
 
