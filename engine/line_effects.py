@@ -161,7 +161,7 @@ def _words(kind: str, subject: str, before: float, after: float, state: GameStat
             return f"A new contract covers a fulfilled one (fulfilled {before:.0f} → {after:.0f})"
         return f"Contracts {subject} {before:.0f} → {after:.0f}"
     if kind == "visitors":
-        return f"{subject[:1].upper()}{subject[1:]} {before:.0f} → {after:.0f}"
+        return f"{_cap(subject)} {before:.0f} → {after:.0f}"
     if kind == "tickets":
         return f"{_cap(subject)} tickets {before:.0f} → {after:.0f}"
     if kind == "assistants":
@@ -257,7 +257,7 @@ def _compare_words(kind: str, subject: str, other: float, this: float) -> str:
         return f"{what}: {_money(this)} against {_money(other)} ({_signed(d, True)})"
     names = {"influence": "Influence", "gallery": f"Works by the {subject} in your gallery",
              "sold": f"Sold {subject} works", "contract": f"Contracts {subject}",
-             "visitors": f"{subject[:1].upper()}{subject[1:]}",
+             "visitors": f"{_cap(subject)}",
              "tickets": f"{_cap(subject)} tickets", "assistants": f"Assistants {subject}",
              "reputation": "Reputation tiles"}
     return f"{names[kind]}: {this:.0f} against {other:.0f} ({_signed(d)})"
